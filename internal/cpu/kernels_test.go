@@ -1,0 +1,136 @@
+package cpu
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gosoftmax/softmax/internal/layout"
+	"github.com/gosoftmax/softmax/internal/reference"
+)
+
+func view(t testing.TB, p reference.Problem) *layout.View {
+	t.Helper()
+	v, err := layout.Resolve(layout.Params{Axis: p.UserAxis, Log: p.Log, Masked: p.Mask != nil, Scale: p.Scale, Causal: p.Causal, Offset: p.Offset}, p.Shape, p.MaskShape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func convert[T float](v []float64) []T {
+	out := make([]T, len(v))
+	for i, e := range v {
+		out[i] = T(e)
+	}
+	return out
+}
+
+func widen[T float](v []T) []float64 {
+	out := make([]float64, len(v))
+	for i, e := range v {
+		out[i] = float64(e)
+	}
+	return out
+}
+
+// poisoned returns n NaNs, so an element a kernel forgets to write shows.
+func poisoned[T float](n int) []T {
+	out := make([]T, n)
+	for i := range out {
+		out[i] = T(math.NaN())
+	}
+	return out
+}
+
+// checkProblem runs forward and backward in T and compares with the
+// reference on the same (rounded) inputs.
+func checkProblem[T float](t *testing.T, p reference.Problem) {
+	t.Helper()
+	is32 := len(convert[T]([]float64{0})) == 1 && T(1)+T(1e-10) == T(1)
+	x, dy := p.X, p.DY
+	if is32 {
+		x, dy = reference.Float32(x), reference.Float32(dy)
+	}
+	v := view(t, p)
+	xt := convert[T](x)
+	y := poisoned[T](len(x))
+	Forward(v, xt, y, p.Mask)
+	want := reference.Forward(p.Spec, x)
+	for i := range want {
+		rel, abs := reference.Tolerance(is32, p.Log, want[i])
+		if !reference.Close(float64(y[i]), want[i], rel, abs) {
+			t.Fatalf("%+v: forward y[%d] = %v, want %v", p.Spec, i, y[i], want[i])
+		}
+	}
+	if !equal(xt, convert[T](x)) {
+		t.Fatalf("forward modified x")
+	}
+	yw := widen(y)
+	dyt := convert[T](dy)
+	dx := poisoned[T](len(x))
+	Backward(v, y, dyt, dx, p.Mask)
+	wantDX := reference.Backward(p.Spec, yw, dy)
+	terms := reference.GradTerms(p.Spec, yw, dy)
+	for i := range wantDX {
+		if !reference.Close(float64(dx[i]), wantDX[i], 0, reference.GradTolerance(is32, terms[i])) {
+			t.Fatalf("%+v: backward dx[%d] = %v, want %v", p.Spec, i, dx[i], wantDX[i])
+		}
+	}
+}
+
+func equal[T float](a, b []T) bool {
+	for i := range a {
+		if a[i] != b[i] && !(a[i] != a[i] && b[i] != b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestRandomProblems(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 400 {
+		p := reference.Random(rng, rng.IntN(2) == 0)
+		checkProblem[float64](t, p)
+		checkProblem[float32](t, p)
+	}
+}
+
+// TestLongRows covers rows of several blocks, split across goroutines when
+// rows are few, and non-last axes with long rows.
+func TestLongRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	shapes := []struct {
+		shape []int
+		axis  int
+	}{
+		{[]int{block - 1}, 0}, {[]int{block + 1}, 0}, {[]int{2, 5*block + 3}, 1},
+		{[]int{3, 2*block + 7}, 1}, {[]int{4*block + 1, 3}, 0}, {[]int{9, 1000, 2}, 1},
+	}
+	for _, s := range shapes {
+		for _, log := range []bool{false, true} {
+			for _, masked := range []bool{false, true} {
+				p := reference.Random(rng, masked)
+				p.Shape, p.Axis, p.UserAxis, p.Log, p.Causal = s.shape, s.axis, s.axis, log, false
+				n := 1
+				for _, d := range s.shape {
+					n *= d
+				}
+				p.X, p.DY = make([]float64, n), make([]float64, n)
+				for i := range p.X {
+					p.X[i], p.DY[i] = rng.NormFloat64()*4, rng.NormFloat64()
+				}
+				if masked {
+					p.MaskShape = append([]int(nil), s.shape...)
+					p.Mask = make([]bool, n)
+					for i := range p.Mask {
+						p.Mask[i] = rng.IntN(4) > 0
+					}
+				}
+				checkProblem[float64](t, p)
+				checkProblem[float32](t, p)
+			}
+		}
+	}
+}

@@ -1,0 +1,238 @@
+package cpu
+
+import "math"
+
+type float interface{ ~float32 | ~float64 }
+
+// block is the number of columns a row kernel handles at a time: its passes
+// (maximum, then exponentials and sum) run over data that is still in the L1
+// or L2 cache, so a row is read from memory once however long it is. Long
+// rows are several blocks whose partial (max, sum) pairs are combined, the
+// block-level form of the online softmax.
+const block = 4096
+
+// part is one block's maximum (scaled units not applied) and its sum of
+// exp(scale*(x-max)) over kept elements.
+type part struct{ max, sum float64 }
+
+// row is one row of the reduced axis, contiguous in memory.
+type row[T float] struct {
+	x, y  []T    // input and output
+	mask  []bool // nil, or mask[k*ms] says whether column k is kept
+	ms    int
+	kept  int // columns >= kept are masked (causal); len(x) without causal
+	scale float64
+	log   bool
+}
+
+func (r *row[T]) keep(k int) bool {
+	return k < r.kept && (r.mask == nil || r.mask[k*r.ms])
+}
+
+// stats is the first pass over columns [lo, hi): the block's maximum and
+// sum. For softmax it also stores exp(scale*(x-max)) in y (masked: 0), to be
+// rescaled by apply. A block whose maximum is NaN or +Inf returns early; the
+// row is then finished by special.
+func (r *row[T]) stats(lo, hi int) part {
+	x, y := r.x, r.y
+	end := max(lo, min(hi, r.kept))
+	m := T(math.Inf(-1))
+	if r.mask == nil {
+		for _, v := range x[lo:end] {
+			m = max(m, v)
+		}
+	} else {
+		for k := lo; k < end; k++ {
+			if r.mask[k*r.ms] {
+				m = max(m, x[k])
+			}
+		}
+	}
+	mf := float64(m)
+	if math.IsNaN(mf) || math.IsInf(mf, 1) {
+		return part{max: mf}
+	}
+	if math.IsInf(mf, -1) { // nothing kept, or every kept entry is -Inf
+		if !r.log {
+			clear(y[lo:hi])
+		}
+		return part{max: mf}
+	}
+	s := r.scale
+	var sum float64
+	switch {
+	case r.mask == nil && r.log:
+		for _, v := range x[lo:end] {
+			sum += float64(exp[T]((float64(v) - mf) * s))
+		}
+	case r.mask == nil:
+		yy := y[lo:end]
+		for k, v := range x[lo:end] {
+			e := exp[T]((float64(v) - mf) * s)
+			yy[k] = e
+			sum += float64(e)
+		}
+		clear(y[end:hi])
+	default:
+		for k := lo; k < hi; k++ {
+			var e T
+			if r.keep(k) {
+				e = exp[T]((float64(x[k]) - mf) * s)
+				sum += float64(e)
+			}
+			if !r.log {
+				y[k] = e
+			}
+		}
+	}
+	return part{mf, sum}
+}
+
+// combine folds block parts into the row's maximum and sum.
+func (r *row[T]) combine(parts []part) part {
+	total := part{max: math.Inf(-1)}
+	for _, p := range parts {
+		total.max = max(total.max, p.max)
+	}
+	if math.IsNaN(total.max) || math.IsInf(total.max, 0) {
+		return total
+	}
+	for _, p := range parts {
+		if p.sum != 0 {
+			total.sum += p.sum * math.Exp((p.max-total.max)*r.scale)
+		}
+	}
+	return total
+}
+
+// apply is the second pass over [lo, hi), given the block's own part and
+// the row's total. Rows whose maximum is not finite go to special instead.
+func (r *row[T]) apply(lo, hi int, own, total part) {
+	x, y := r.x, r.y
+	if !r.log {
+		f := T(math.Exp((own.max-total.max)*r.scale) / total.sum)
+		if own.sum == 0 {
+			f = 0
+		}
+		for k := range y[lo:hi] {
+			y[lo+k] *= f
+		}
+		return
+	}
+	// Both terms are <= 0, so the subtraction never cancels.
+	m, s, lse := total.max, r.scale, math.Log(total.sum)
+	ninf := T(math.Inf(-1))
+	if r.mask == nil {
+		end := max(lo, min(hi, r.kept))
+		yy := y[lo:end]
+		for k, v := range x[lo:end] {
+			yy[k] = T((float64(v)-m)*s - lse)
+		}
+		for k := end; k < hi; k++ {
+			y[k] = ninf
+		}
+		return
+	}
+	for k := lo; k < hi; k++ {
+		if r.keep(k) {
+			y[k] = T((float64(x[k])-m)*s - lse)
+		} else {
+			y[k] = ninf
+		}
+	}
+}
+
+// special finishes a row whose maximum over kept entries is NaN (kept
+// outputs NaN), +Inf (the +Inf entries share the mass equally: softmax
+// [+Inf, +Inf, 1] = [1/2, 1/2, 0], the limit of equal large entries) or -Inf
+// (nothing kept, or every kept entry is -Inf: treated as fully masked, all 0,
+// log all -Inf). Masked outputs are always 0 (log: -Inf).
+func (r *row[T]) special(m float64) {
+	x, y := r.x, r.y
+	zero := T(0)
+	if r.log {
+		zero = T(math.Inf(-1))
+	}
+	var in T // value of a kept entry that is not +Inf
+	var inf T
+	switch {
+	case math.IsNaN(m):
+		in = T(math.NaN())
+	case math.IsInf(m, 1):
+		n := 0
+		for k := range x {
+			if r.keep(k) && math.IsInf(float64(x[k]), 1) {
+				n++
+			}
+		}
+		in, inf = zero, T(1/float64(n))
+		if r.log {
+			inf = T(-math.Log(float64(n)))
+		}
+	default:
+		in = zero
+	}
+	for k := range y {
+		switch {
+		case !r.keep(k):
+			y[k] = zero
+		case math.IsInf(m, 1) && math.IsInf(float64(x[k]), 1):
+			y[k] = inf
+		default:
+			y[k] = in
+		}
+	}
+}
+
+// forward computes the whole row on the calling goroutine.
+func (r *row[T]) forward() {
+	n := len(r.x)
+	if n <= block {
+		total := r.stats(0, n)
+		r.finish(total, func(apply func(lo, hi int, own part)) { apply(0, n, total) })
+		return
+	}
+	parts := make([]part, (n+block-1)/block)
+	for b := range parts {
+		parts[b] = r.stats(b*block, min(n, (b+1)*block))
+	}
+	total := r.combine(parts)
+	r.finish(total, func(apply func(lo, hi int, own part)) {
+		for b, p := range parts {
+			apply(b*block, min(n, (b+1)*block), p)
+		}
+	})
+}
+
+// forwardSplit computes one long row with all workers: blocks are shared
+// out for each pass.
+func (r *row[T]) forwardSplit() {
+	n := len(r.x)
+	parts := make([]part, (n+block-1)/block)
+	forEach(len(parts), 1, func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			parts[b] = r.stats(b*block, min(n, (b+1)*block))
+		}
+	})
+	total := r.combine(parts)
+	r.finish(total, func(apply func(lo, hi int, own part)) {
+		forEach(len(parts), 1, func(lo, hi int) {
+			for b := lo; b < hi; b++ {
+				apply(b*block, min(n, (b+1)*block), parts[b])
+			}
+		})
+	})
+}
+
+// finish runs the second pass through each (the caller's iteration over
+// blocks), or special when the row's maximum is not finite.
+func (r *row[T]) finish(total part, each func(apply func(lo, hi int, own part))) {
+	if math.IsNaN(total.max) || math.IsInf(total.max, 0) {
+		if math.IsInf(total.max, -1) && !r.log {
+			return // stats already wrote zeros
+		}
+		r.special(total.max)
+		return
+	}
+	each(func(lo, hi int, own part) { r.apply(lo, hi, own, total) })
+}

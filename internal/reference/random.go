@@ -1,0 +1,136 @@
+package reference
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// Problem is a random test case: a Spec, its resolved-axis counterpart as a
+// user would pass it (possibly negative), and inputs.
+type Problem struct {
+	Spec
+	UserAxis int       // the axis as passed to the API (may be negative)
+	X, DY    []float64 // input and incoming gradient
+}
+
+// sizes favours odd lengths, 1 and lengths around the kernels' block size.
+var sizes = []int{1, 1, 2, 3, 5, 7, 8, 13, 17, 31, 33, 64, 100}
+
+// Random draws a problem of rank 1..4 with odd and size-1 dimensions, any
+// axis, a scale that is often not 1, and, when masked is set, a broadcast
+// mask with some fully masked rows; causal is added where the axis allows.
+func Random(rng *rand.Rand, masked bool) Problem {
+	rank := 1 + rng.IntN(4)
+	shape := make([]int, rank)
+	for d := range shape {
+		shape[d] = sizes[rng.IntN(len(sizes))]
+	}
+	p := Problem{Spec: Spec{Shape: shape, Axis: rng.IntN(rank), Scale: 1}}
+	p.UserAxis = p.Axis
+	if rng.IntN(2) == 0 {
+		p.UserAxis -= rank
+	}
+	p.Log = rng.IntN(2) == 0
+	if rng.IntN(3) > 0 {
+		p.Scale = []float64{0.125, 0.5, 0.3, 2, 7.5}[rng.IntN(5)]
+	}
+	if rank >= 2 && p.Axis == rank-1 && rng.IntN(2) == 0 {
+		p.Causal = true
+		p.Offset = rng.IntN(7) - 3
+	}
+	if masked {
+		p.MaskShape = make([]int, rank)
+		for d := range shape {
+			p.MaskShape[d] = shape[d]
+			if rng.IntN(3) == 0 {
+				p.MaskShape[d] = 1
+			}
+		}
+		p.Mask = make([]bool, size(p.MaskShape))
+		density := rng.Float64()
+		for i := range p.Mask {
+			p.Mask[i] = rng.Float64() < density
+		}
+	}
+	n := size(shape)
+	p.X, p.DY = make([]float64, n), make([]float64, n)
+	spread := []float64{1, 3, 10}[rng.IntN(3)]
+	for i := range p.X {
+		p.X[i] = rng.NormFloat64() * spread
+		p.DY[i] = rng.NormFloat64()
+	}
+	return p
+}
+
+// Float32 rounds values to float32 and back, so a float32 kernel and the
+// float64 reference see the same inputs.
+func Float32(v []float64) []float64 {
+	out := make([]float64, len(v))
+	for i, e := range v {
+		out[i] = float64(float32(e))
+	}
+	return out
+}
+
+// Close reports whether got is within rel*|want| + abs of want, treating
+// NaN as equal to NaN and equal infinities as equal.
+func Close(got, want, rel, abs float64) bool {
+	switch {
+	case math.IsNaN(want):
+		return math.IsNaN(got)
+	case math.IsInf(want, 0):
+		return got == want
+	}
+	return math.Abs(got-want) <= rel*math.Abs(want)+abs
+}
+
+// Tolerance is the documented accuracy: 1e-12 relative for float64, 1e-5
+// relative for float32 softmax, and for float32 log-softmax 1e-5 absolute
+// plus the output's own float32 rounding.
+func Tolerance(float32 bool, log bool, want float64) (rel, abs float64) {
+	switch {
+	case !float32:
+		return 1e-12, 1e-300
+	case log:
+		return 0x1p-23, 1e-5
+	default:
+		return 1e-5, 1e-38
+	}
+}
+
+// GradTolerance bounds a gradient element whose terms (before cancellation)
+// have magnitude scale: relative to that magnitude, 1e-12 in float64 and
+// 1e-5 in float32.
+func GradTolerance(float32 bool, terms float64) float64 {
+	if float32 {
+		return 1e-5*terms + 1e-38
+	}
+	return 1e-12*terms + 1e-300
+}
+
+// GradTerms is the magnitude of the terms that make up dx[i], for
+// GradTolerance: |scale| * (|y*dy| + |y*sum|) for softmax and
+// |scale| * (|dy| + exp(y)*|sum|) for log-softmax, with sum the row sum.
+func GradTerms(s Spec, y, dy []float64) []float64 {
+	terms := make([]float64, len(y))
+	s.rows(func(idx []int, kept []bool) {
+		sum := 0.0
+		for j, i := range idx {
+			if kept[j] {
+				if s.Log {
+					sum += math.Abs(dy[i])
+				} else {
+					sum += math.Abs(dy[i] * y[i])
+				}
+			}
+		}
+		for _, i := range idx {
+			if s.Log {
+				terms[i] = s.Scale * (math.Abs(dy[i]) + math.Exp(y[i])*sum)
+			} else {
+				terms[i] = s.Scale * math.Abs(y[i]) * (math.Abs(dy[i]) + sum)
+			}
+		}
+	})
+	return terms
+}
