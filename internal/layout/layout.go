@@ -182,6 +182,11 @@ func (v *View) Kept(o int) int {
 	return min(max(k, 0), v.N)
 }
 
+// MaskStrides returns the mask's stride for each dimension of x, in mask
+// elements, 0 on broadcast dimensions (nil without a mask). Backends that
+// address the mask per dimension (the GPU kernels) use it.
+func (v *View) MaskStrides() []int { return append([]int(nil), v.maskStrides...) }
+
 // Len is the number of elements of x.
 func (v *View) Len() int { return v.Outer * v.N * v.Inner }
 
