@@ -114,7 +114,7 @@ func (t *tile[T]) gather(v *layout.View, src []T, mask []bool, o, i0, width int,
 	}
 	mo := v.MaskOuter(o)
 	for c := range width {
-		mi := mo + v.MaskInner[i0+c]
+		mi := mo + v.MaskInner(i0+c)
 		for k := range n {
 			t.mask[c*n+k] = mask[mi+k*v.MaskStride]
 		}

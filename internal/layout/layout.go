@@ -55,11 +55,10 @@ type View struct {
 	Inner int   // product of the dimensions after Axis
 
 	// Mask addressing. A mask element for x's element (o, k, i) lives at
-	// MaskOuter(o) + k*MaskStride + MaskInner[i]; broadcast dimensions have
+	// MaskOuter(o) + k*MaskStride + MaskInner(i); broadcast dimensions have
 	// stride 0. Zero values when there is no mask.
 	MaskShape   []int
 	MaskStride  int
-	MaskInner   []int // len Inner; nil when Inner == 1 (offset 0)
 	maskStrides []int // per dimension of x, 0 on broadcast dimensions
 
 	// CausalRows is the length of the second-to-last dimension (the query
@@ -133,25 +132,16 @@ func Resolve(p Params, shape, maskShape []int) (*View, error) {
 		stride *= maskShape[d]
 	}
 	v.MaskStride = v.maskStrides[axis]
-	if v.Inner > 1 {
-		v.MaskInner = make([]int, v.Inner)
-		for i := range v.MaskInner {
-			v.MaskInner[i] = v.offsetOf(i, axis+1)
-		}
-	}
 	return v, nil
 }
 
-// offsetOf is the mask offset of flat index idx over dimensions from..rank-1.
-func (v *View) offsetOf(idx, from int) int {
+// MaskInner is the mask offset of inner index i (the dimensions after Axis).
+func (v *View) MaskInner(i int) int {
 	off := 0
-	for d := len(v.Shape) - 1; d >= from; d-- {
+	for d := len(v.Shape) - 1; d > v.Axis; d-- {
 		s := v.Shape[d]
-		if s == 0 {
-			return 0
-		}
-		off += (idx % s) * v.maskStrides[d]
-		idx /= s
+		off += (i % s) * v.maskStrides[d]
+		i /= s
 	}
 	return off
 }
