@@ -1,0 +1,42 @@
+// port.cuh is the only file that knows whether the kernels are built by
+// nvcc (CUDA) or hipcc (HIP). softmax.cuh uses nothing else from the
+// toolkits: the warp width, warp shuffles and the half types come from here,
+// so the HIP port compiles the same templates with a 64-wide warp.
+#pragma once
+
+#if defined(__HIPCC__)
+#include <hip/hip_runtime.h>
+#include <hip/hip_fp16.h>
+#include <hip/hip_bf16.h>
+#define SM_WARP 64
+typedef __half sm_half;
+typedef __hip_bfloat16 sm_bf16;
+template <typename V>
+__device__ __forceinline__ V sm_shfl_xor(V v, int lane_mask, int width) {
+	return __shfl_xor(v, lane_mask, width);
+}
+__device__ __forceinline__ float sm_bf16_to_float(sm_bf16 v) { return __bfloat162float(v); }
+__device__ __forceinline__ sm_bf16 sm_float_to_bf16(float v) { return __float2bfloat16(v); }
+#else
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#define SM_WARP 32
+typedef __half sm_half;
+typedef __nv_bfloat16 sm_bf16;
+// Every lane of the warp takes part in every shuffle: the kernels keep
+// lanes without work in the loop instead of letting them leave.
+template <typename V>
+__device__ __forceinline__ V sm_shfl_xor(V v, int lane_mask, int width) {
+	return __shfl_xor_sync(0xffffffffu, v, lane_mask, width);
+}
+__device__ __forceinline__ float sm_bf16_to_float(sm_bf16 v) { return __bfloat162float(v); }
+__device__ __forceinline__ sm_bf16 sm_float_to_bf16(float v) { return __float2bfloat16(v); }
+#endif
+
+__device__ __forceinline__ float sm_half_to_float(sm_half v) { return __half2float(v); }
+__device__ __forceinline__ sm_half sm_float_to_half(float v) { return __float2half(v); }
+
+// The largest block any kernel is launched with; block reductions keep one
+// slot per warp.
+#define SM_MAX_THREADS 1024
+#define SM_MAX_WARPS (SM_MAX_THREADS / SM_WARP)

@@ -1,0 +1,108 @@
+// Package grad is the backward softmax operator as a Gorgonia op: given the
+// forward output y and the incoming gradient dy (and the mask, when the
+// forward op was masked) it computes the gradient with respect to x:
+//
+//	softmax:     dx = scale * y * (dy - sum(dy*y))
+//	log-softmax: dx = scale * (dy - exp(y) * sum(dy))
+//
+// with sums along the axis over kept elements; masked elements get 0.
+package grad
+
+import (
+	"fmt"
+	"hash"
+	"hash/fnv"
+
+	"github.com/chewxy/hm"
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/gosoftmax/softmax/internal/compute"
+	"github.com/gosoftmax/softmax/internal/layout"
+)
+
+// Op is the backward of the forward op with the same parameters. Its inputs
+// are y, dy, and the mask when Masked.
+type Op struct{ p layout.Params }
+
+// New returns the backward op for p.
+func New(p layout.Params) (*Op, error) {
+	if err := p.Check(); err != nil {
+		return nil, err
+	}
+	return &Op{p: p}, nil
+}
+
+// Params returns the op's parameters.
+func (o *Op) Params() layout.Params { return o.p }
+
+func (o *Op) Arity() int {
+	if o.p.Masked {
+		return 3
+	}
+	return 2
+}
+
+func (o *Op) Type() hm.Type {
+	// The mask's variable must not be 'b': Gorgonia's type inference uses
+	// 'b' for the result.
+	a := hm.TypeVariable('a')
+	if o.p.Masked {
+		return hm.NewFnType(a, a, hm.TypeVariable('m'), a)
+	}
+	return hm.NewFnType(a, a, a)
+}
+
+func (o *Op) ReturnsPtr() bool      { return false }
+func (o *Op) CallsExtern() bool     { return false }
+func (o *Op) OverwritesInput() int  { return -1 }
+func (o *Op) String() string        { return "grad." + o.p.String() }
+func (o *Op) WriteHash(h hash.Hash) { fmt.Fprintf(h, "gosoftmax.grad.%v", o.p) }
+
+func (o *Op) Hashcode() uint32 {
+	h := fnv.New32a()
+	o.WriteHash(h)
+	return h.Sum32()
+}
+
+// InferShape checks that y and dy agree and the mask broadcasts, and
+// returns y's shape.
+func (o *Op) InferShape(inputs ...gorgonia.DimSizer) (tensor.Shape, error) {
+	if len(inputs) != o.Arity() {
+		return nil, fmt.Errorf("softmax: %v takes %d inputs, got %d", o, o.Arity(), len(inputs))
+	}
+	shapes := make([]tensor.Shape, len(inputs))
+	for i, in := range inputs {
+		s, ok := in.(tensor.Shape)
+		if !ok {
+			return nil, fmt.Errorf("softmax: input %d has no known shape (%T)", i, in)
+		}
+		shapes[i] = s
+	}
+	if !shapes[0].Eq(shapes[1]) {
+		return nil, fmt.Errorf("softmax: dy has shape %v; want y's %v", shapes[1], shapes[0])
+	}
+	var maskShape []int
+	if o.p.Masked {
+		maskShape = shapes[2]
+	}
+	if _, err := layout.Resolve(o.p, shapes[0], maskShape); err != nil {
+		return nil, err
+	}
+	return shapes[0].Clone(), nil
+}
+
+func (o *Op) Do(inputs ...gorgonia.Value) (gorgonia.Value, error) {
+	return o.UsePreallocDo(nil, inputs...)
+}
+
+func (o *Op) UsePreallocDo(prealloc gorgonia.Value, inputs ...gorgonia.Value) (gorgonia.Value, error) {
+	if len(inputs) != o.Arity() {
+		return nil, fmt.Errorf("softmax: %v takes %d inputs, got %d", o, o.Arity(), len(inputs))
+	}
+	var mask gorgonia.Value
+	if o.p.Masked {
+		mask = inputs[2]
+	}
+	return compute.Backward(o.p, prealloc, inputs[0], inputs[1], mask)
+}

@@ -1,0 +1,82 @@
+// Package compute runs one softmax forward or backward on Gorgonia values:
+// it checks them, resolves the view, picks a backend and fills the output.
+// The graph ops (op/, grad/) and the eager API all come through here.
+package compute
+
+import (
+	"fmt"
+
+	"gorgonia.org/tensor"
+
+	"github.com/gosoftmax/softmax/internal/backend"
+	_ "github.com/gosoftmax/softmax/internal/cpu" // installs the CPU backend
+	"github.com/gosoftmax/softmax/internal/dense"
+	"github.com/gosoftmax/softmax/internal/layout"
+)
+
+// Forward computes softmax (or log-softmax) of x under p. mask is nil unless
+// p.Masked. The result goes into prealloc when it is a usable tensor.
+func Forward(p layout.Params, prealloc, x, mask any) (*tensor.Dense, error) {
+	xt, xd, err := dense.Floats("x", x)
+	if err != nil {
+		return nil, err
+	}
+	v, md, err := resolve(p, xt.Shape(), mask)
+	if err != nil {
+		return nil, err
+	}
+	out, yd := dense.Output(prealloc, xt)
+	b, err := backend.Select(v.Len(), int(xt.Dtype().Size()))
+	if err != nil {
+		return nil, err
+	}
+	if err := b.Forward(v, xd, yd, md); err != nil {
+		return nil, err
+	}
+	return dense.Deliver(prealloc, out)
+}
+
+// Backward computes the gradient with respect to x from the forward output
+// y and the incoming gradient dy.
+func Backward(p layout.Params, prealloc, y, dy, mask any) (*tensor.Dense, error) {
+	yt, yd, err := dense.Floats("y", y)
+	if err != nil {
+		return nil, err
+	}
+	gt, gd, err := dense.Floats("dy", dy)
+	if err != nil {
+		return nil, err
+	}
+	if !gt.Shape().Eq(yt.Shape()) || gt.Dtype() != yt.Dtype() {
+		return nil, fmt.Errorf("softmax: dy has shape %v and dtype %v; want y's %v and %v", gt.Shape(), gt.Dtype(), yt.Shape(), yt.Dtype())
+	}
+	v, md, err := resolve(p, yt.Shape(), mask)
+	if err != nil {
+		return nil, err
+	}
+	out, dxd := dense.Output(prealloc, yt)
+	b, err := backend.Select(v.Len(), int(yt.Dtype().Size()))
+	if err != nil {
+		return nil, err
+	}
+	if err := b.Backward(v, yd, gd, dxd, md); err != nil {
+		return nil, err
+	}
+	return dense.Deliver(prealloc, out)
+}
+
+func resolve(p layout.Params, shape tensor.Shape, mask any) (*layout.View, []bool, error) {
+	if !p.Masked {
+		if mask != nil {
+			return nil, nil, fmt.Errorf("softmax: mask given to an unmasked op")
+		}
+		v, err := layout.Resolve(p, shape, nil)
+		return v, nil, err
+	}
+	mt, md, err := dense.Mask(mask)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := layout.Resolve(p, shape, mt.Shape())
+	return v, md, err
+}

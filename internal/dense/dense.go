@@ -1,0 +1,86 @@
+// Package dense turns Gorgonia values into the flat row-major buffers the
+// backends take, checking types and never writing to a caller's tensor.
+package dense
+
+import (
+	"fmt"
+
+	"gorgonia.org/tensor"
+)
+
+// Floats returns v as a *tensor.Dense of Float32 or Float64 and its data in
+// row-major order ([]float32 or []float64). A strided view is copied first;
+// otherwise the slice aliases the tensor. name says which argument v is.
+func Floats(name string, v any) (*tensor.Dense, any, error) {
+	t, err := denseOf(name, v)
+	if err != nil {
+		return nil, nil, err
+	}
+	if t.Dtype() != tensor.Float32 && t.Dtype() != tensor.Float64 {
+		return nil, nil, fmt.Errorf("softmax: %s has dtype %v; want Float32 or Float64", name, t.Dtype())
+	}
+	if t.Shape().IsScalar() {
+		return nil, nil, fmt.Errorf("softmax: %s is a scalar; softmax needs rank >= 1", name)
+	}
+	t = contiguous(t)
+	return t, t.Data(), nil
+}
+
+// Mask returns v as a Bool *tensor.Dense and its data in row-major order.
+func Mask(v any) (*tensor.Dense, []bool, error) {
+	t, err := denseOf("mask", v)
+	if err != nil {
+		return nil, nil, err
+	}
+	if t.Dtype() != tensor.Bool {
+		return nil, nil, fmt.Errorf("softmax: mask has dtype %v; want Bool (true keeps an element)", t.Dtype())
+	}
+	if t.Shape().IsScalar() {
+		return nil, nil, fmt.Errorf("softmax: mask is a scalar; it must have x's rank")
+	}
+	t = contiguous(t)
+	return t, t.Data().([]bool), nil
+}
+
+// Output returns a row-major buffer for a result of x's shape and dtype: the
+// data of prealloc when it is a contiguous *tensor.Dense of that shape and
+// dtype, or of a new tensor otherwise.
+func Output(prealloc any, like *tensor.Dense) (*tensor.Dense, any) {
+	if p, ok := prealloc.(*tensor.Dense); ok && p != nil && p.Dtype() == like.Dtype() &&
+		p.Shape().Eq(like.Shape()) && !p.RequiresIterator() && !p.IsMaterializable() {
+		return p, p.Data()
+	}
+	out := tensor.New(tensor.WithShape(like.Shape().Clone()...), tensor.Of(like.Dtype()))
+	return out, out.Data()
+}
+
+// Deliver puts result into prealloc when prealloc is a tensor other than
+// result (a strided view, say), and returns the value to hand back.
+func Deliver(prealloc any, result *tensor.Dense) (*tensor.Dense, error) {
+	p, ok := prealloc.(*tensor.Dense)
+	if !ok || p == nil || p == result {
+		return result, nil
+	}
+	if !p.Shape().Eq(result.Shape()) || p.Dtype() != result.Dtype() {
+		return nil, fmt.Errorf("softmax: preallocated output has shape %v and dtype %v; want %v and %v", p.Shape(), p.Dtype(), result.Shape(), result.Dtype())
+	}
+	if err := tensor.Copy(p, result); err != nil {
+		return nil, fmt.Errorf("softmax: copying into the preallocated output: %w", err)
+	}
+	return p, nil
+}
+
+func denseOf(name string, v any) (*tensor.Dense, error) {
+	t, ok := v.(*tensor.Dense)
+	if !ok || t == nil {
+		return nil, fmt.Errorf("softmax: %s is %T; want a *tensor.Dense", name, v)
+	}
+	return t, nil
+}
+
+func contiguous(t *tensor.Dense) *tensor.Dense {
+	if t.RequiresIterator() || t.IsMaterializable() {
+		return t.Materialize().(*tensor.Dense)
+	}
+	return t
+}

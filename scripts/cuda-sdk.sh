@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# cuda-sdk.sh prints the environment for building the `cu` tag and the CUDA
+# kernels: CGO_CFLAGS, CGO_LDFLAGS and NVCC (with NVCC_CCBIN, the host
+# compiler nvcc is run with).
+#
+#   eval "$(bash scripts/cuda-sdk.sh)"
+#
+# With CUDA_HOME set (an installed CUDA 11.x or 12.x toolkit), it only prints
+# the environment for that toolkit. Otherwise it fetches the CUDA 11.8
+# headers, the libcuda link stub and nvcc from Debian's non-free component
+# into a cache folder (CUDA_CACHE, default .cache/cuda in the repository,
+# which git ignores) and prints the environment for that. Nothing is
+# installed system-wide except clang-14 (nvcc 11.8's host compiler; gcc 12 is
+# too new for it), and only when it is missing.
+#
+# The package source is derived from this machine's own apt configuration:
+# its Debian entry, with the components changed to contrib and non-free and
+# the suite to the release's plain one. No archive host is written here.
+#
+# gorgonia.org/cu v0.9.6 does not compile against CUDA 13 headers; binaries
+# built on the 11.8 headers run on newer drivers (seen on CUDA 13.0).
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+pkgs=(nvidia-cuda-dev nvidia-cuda-toolkit)
+
+log() { echo "cuda-sdk: $*" >&2; }
+
+ccbin() {
+	if command -v clang-14 >/dev/null; then
+		command -v clang-14
+		return
+	fi
+	log "installing clang-14 (nvcc 11.8's host compiler)"
+	if [ "$(id -u)" = 0 ]; then
+		apt-get install -y -qq clang-14 >&2
+	else
+		sudo apt-get install -y -qq clang-14 >&2
+	fi
+	command -v clang-14
+}
+
+emit() { # include-dir lib-dir nvcc
+	printf 'export CGO_CFLAGS=%q\n' "-I$1"
+	printf 'export CGO_LDFLAGS=%q\n' "-L$2"
+	printf 'export NVCC=%q\n' "$3"
+	printf 'export NVCC_CCBIN=%q\n' "${NVCC_CCBIN:-$(ccbin)}"
+}
+
+if [ -n "${CUDA_HOME:-}" ]; then
+	lib=$CUDA_HOME/lib64/stubs
+	[ -d "$lib" ] || lib=$CUDA_HOME/lib64
+	NVCC_CCBIN=${NVCC_CCBIN:-$(command -v g++ || command -v clang++)} \
+		emit "$CUDA_HOME/include" "$lib" "$CUDA_HOME/bin/nvcc"
+	exit 0
+fi
+
+cache=${CUDA_CACHE:-$repo/.cache/cuda}
+root=$cache/root
+tk=$root/usr/lib/nvidia-cuda-toolkit
+
+# debian_entry prints this machine's deb822 Debian entry for the release's
+# plain suite, with Components set to contrib non-free.
+debian_entry() {
+	local codename
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:?no VERSION_CODENAME in /etc/os-release}")
+	shopt -s nullglob
+	local files=(/etc/apt/sources.list.d/*.sources)
+	if [ ${#files[@]} -gt 0 ]; then
+		awk -v suite="$codename" '
+			function flush() {
+				if (n && uri != "" && (" " suites " ") ~ (" " suite " ") && !done) {
+					print "Types: deb"; print "URIs: " uri; print "Suites: " suite
+					print "Components: contrib non-free"
+					if (sig != "") print "Signed-By: " sig
+					done = 1
+				}
+				n = 0; uri = ""; suites = ""; sig = ""
+			}
+			/^[ \t]*$/ { flush(); next }
+			/^#/ { next }
+			{ n++ }
+			/^URIs:/ { sub(/^URIs:[ \t]*/, ""); split($0, u, /[ \t]+/); uri = u[1] }
+			/^Suites:/ { sub(/^Suites:[ \t]*/, ""); suites = $0 }
+			/^Signed-By:/ { sub(/^Signed-By:[ \t]*/, ""); sig = $0 }
+			END { flush() }
+		' "${files[@]}"
+		return
+	fi
+	# one-line format: "deb [opts] URI SUITE COMPONENTS..."
+	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		awk -v suite="$codename" '$1 == "deb" {
+			i = 2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
+			if ($(i+1) == suite) { print "Types: deb"; print "URIs: " $i; print "Suites: " suite; print "Components: contrib non-free"; exit }
+		}'
+}
+
+if [ ! -f "$root/usr/include/cuda.h" ] || [ ! -x "$tk/bin/nvcc" ]; then
+	mkdir -p "$cache/lists/partial" "$cache/debs"
+	debian_entry >"$cache/cuda.sources"
+	if ! grep -q '^URIs:' "$cache/cuda.sources"; then
+		log "found no Debian entry for this release in the apt configuration"
+		exit 1
+	fi
+	apt=(-o Dir::Etc::SourceList="$cache/cuda.sources" -o Dir::Etc::SourceParts=/dev/null
+		-o Dir::State::Lists="$cache/lists" -o Debug::NoLocking=1)
+	log "fetching ${pkgs[*]} (about 860 MB) into $cache"
+	apt-get "${apt[@]}" -qq update >&2
+	(cd "$cache/debs" && apt-get "${apt[@]}" -qq download "${pkgs[@]}" >&2)
+	rm -rf "$root"
+	for deb in "$cache"/debs/*.deb; do
+		dpkg -x "$deb" "$root"
+	done
+fi
+
+# nvcc finds its tools and libraries through nvcc.profile next to it; the
+# Debian one points at /usr, so point it at the unpacked tree.
+cat >"$tk/bin/nvcc.profile" <<PROFILE
+TOP = $root/usr
+NVVMIR_LIBRARY_DIR = $tk/libdevice
+LD_LIBRARY_PATH += $root/usr/lib/x86_64-linux-gnu:
+PATH += $tk/bin:$tk/nvvm/bin:$root/usr/bin:
+INCLUDES += "-I$root/usr/include" \$(_SPACE_)
+LIBRARIES =+ \$(_SPACE_) "-L$root/usr/lib/x86_64-linux-gnu" "-L$root/usr/lib/x86_64-linux-gnu/stubs"
+CUDAFE_FLAGS +=
+PTXAS_FLAGS +=
+PROFILE
+
+emit "$root/usr/include" "$root/usr/lib/x86_64-linux-gnu/stubs" "$tk/bin/nvcc"
