@@ -150,13 +150,19 @@ func checkAgainstReference(t *testing.T, p reference.Problem, dt tensor.Dtype, r
 	}
 }
 
-func sameBits(a, b []float64) bool {
+// firstDiff is the first index where a and b hold different numbers (NaN
+// equals NaN; -0 equals 0, since the LispMachine adds gradients to a zero
+// tensor), or -1.
+func firstDiff(a, b []float64) int {
 	for i := range a {
-		if math.Float64bits(a[i]) != math.Float64bits(b[i]) && !(math.IsNaN(a[i]) && math.IsNaN(b[i])) {
-			return false
+		if a[i] != b[i] && !(math.IsNaN(a[i]) && math.IsNaN(b[i])) {
+			return i
 		}
 	}
-	return len(a) == len(b)
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
 }
 
 // TestGraphsAgainstReference runs random problems (rank 1 to 4, every axis,
@@ -175,8 +181,11 @@ func TestGraphsAgainstReference(t *testing.T) {
 			tape := runTape(t, p, dt)
 			checkAgainstReference(t, p, dt, tape)
 			lisp := runLisp(t, p, dt)
-			if !sameBits(tape.y, lisp.y) || !sameBits(tape.dx, lisp.dx) {
-				t.Fatalf("%v %+v: TapeMachine and LispMachine differ:\ntape %v %v\nlisp %v %v", dt, p.Spec, tape.y, tape.dx, lisp.y, lisp.dx)
+			if i := firstDiff(tape.y, lisp.y); i >= 0 {
+				t.Fatalf("%v %+v: y[%d]: TapeMachine %v, LispMachine %v", dt, p.Spec, i, tape.y[i], lisp.y[i])
+			}
+			if i := firstDiff(tape.dx, lisp.dx); i >= 0 {
+				t.Fatalf("%v %+v: dx[%d]: TapeMachine %v, LispMachine %v", dt, p.Spec, i, tape.dx[i], lisp.dx[i])
 			}
 		}
 	}
