@@ -96,6 +96,7 @@ type Config struct {
 	scale  float64
 	causal bool
 	offset int
+	into   *tensor.Dense
 }
 
 // Option sets one option of a call.
@@ -116,39 +117,85 @@ func Causal(offset int) Option {
 	return func(c *Config) { c.causal, c.offset = true, offset }
 }
 
-func params(log, masked bool, opts []Option) layout.Params {
+// Into makes a ...Tensor or ...Grad call write its result into dst, which
+// must be a *tensor.Dense of the result's shape and dtype, instead of
+// allocating a new tensor; the call returns dst. Reusing an output saves the
+// allocation, which for large tensors costs more than the softmax itself.
+// Graph functions reject it: a graph's machine owns its outputs.
+func Into(dst *tensor.Dense) Option { return func(c *Config) { c.into = dst } }
+
+func config(opts []Option) Config {
 	c := Config{axis: -1, scale: 1}
 	for _, o := range opts {
 		if o != nil {
 			o(&c)
 		}
 	}
+	return c
+}
+
+func params(log, masked bool, opts []Option) layout.Params {
+	c := config(opts)
 	return layout.Params{Axis: c.axis, Log: log, Masked: masked, Scale: c.scale, Causal: c.causal, Offset: c.offset}
+}
+
+// grad runs a backward call on tensors.
+func grad(log, masked bool, opts []Option, y, dy, mask *tensor.Dense) (*tensor.Dense, error) {
+	if dy == nil {
+		return nil, fmt.Errorf("softmax: dy is nil")
+	}
+	return eager(log, masked, opts, y, dy, mask)
+}
+
+// eager runs a forward (dy == nil) or backward call on tensors.
+func eager(log, masked bool, opts []Option, in, dy, mask *tensor.Dense) (*tensor.Dense, error) {
+	p := params(log, masked, opts)
+	var dst any
+	if c := config(opts); c.into != nil {
+		if c.into == in || c.into == dy || c.into == mask {
+			return nil, fmt.Errorf("softmax: Into's tensor is also an input; pass a separate output")
+		}
+		dst = c.into
+	}
+	if !masked && mask != nil {
+		return nil, fmt.Errorf("softmax: mask given to an unmasked call")
+	}
+	var m any
+	if masked {
+		m = nilable(mask)
+	}
+	if dy == nil {
+		return compute.Forward(p, dst, nilable(in), m)
+	}
+	return compute.Backward(p, dst, nilable(in), nilable(dy), m)
 }
 
 // SoftMax returns a node computing the softmax of x along the axis.
 func SoftMax(x *gorgonia.Node, opts ...Option) (*gorgonia.Node, error) {
-	return apply(params(false, false, opts), x, nil)
+	return apply(params(false, false, opts), x, nil, opts)
 }
 
 // LogSoftMax returns a node computing the log-softmax of x along the axis.
 func LogSoftMax(x *gorgonia.Node, opts ...Option) (*gorgonia.Node, error) {
-	return apply(params(true, false, opts), x, nil)
+	return apply(params(true, false, opts), x, nil, opts)
 }
 
 // MaskedSoftMax returns a node computing the softmax of x along the axis
 // over the elements mask keeps (true keeps; see the package doc).
 func MaskedSoftMax(x, mask *gorgonia.Node, opts ...Option) (*gorgonia.Node, error) {
-	return apply(params(false, true, opts), x, mask)
+	return apply(params(false, true, opts), x, mask, opts)
 }
 
 // MaskedLogSoftMax returns a node computing the log-softmax of x along the
 // axis over the elements mask keeps.
 func MaskedLogSoftMax(x, mask *gorgonia.Node, opts ...Option) (*gorgonia.Node, error) {
-	return apply(params(true, true, opts), x, mask)
+	return apply(params(true, true, opts), x, mask, opts)
 }
 
-func apply(p layout.Params, x, mask *gorgonia.Node) (*gorgonia.Node, error) {
+func apply(p layout.Params, x, mask *gorgonia.Node, opts []Option) (*gorgonia.Node, error) {
+	if config(opts).into != nil {
+		return nil, fmt.Errorf("softmax: Into applies to the ...Tensor and ...Grad functions, not to graph nodes")
+	}
 	if x == nil {
 		return nil, fmt.Errorf("softmax: x is nil")
 	}
@@ -188,45 +235,45 @@ func dtypeOf(n *gorgonia.Node) (dt tensor.Dtype, err error) {
 
 // SoftMaxTensor returns the softmax of x along the axis, as a new tensor.
 func SoftMaxTensor(x *tensor.Dense, opts ...Option) (*tensor.Dense, error) {
-	return compute.Forward(params(false, false, opts), nil, nilable(x), nil)
+	return eager(false, false, opts, x, nil, nil)
 }
 
 // LogSoftMaxTensor returns the log-softmax of x along the axis.
 func LogSoftMaxTensor(x *tensor.Dense, opts ...Option) (*tensor.Dense, error) {
-	return compute.Forward(params(true, false, opts), nil, nilable(x), nil)
+	return eager(true, false, opts, x, nil, nil)
 }
 
 // MaskedSoftMaxTensor returns the softmax of x over the elements mask keeps.
 func MaskedSoftMaxTensor(x, mask *tensor.Dense, opts ...Option) (*tensor.Dense, error) {
-	return compute.Forward(params(false, true, opts), nil, nilable(x), nilable(mask))
+	return eager(false, true, opts, x, nil, mask)
 }
 
 // MaskedLogSoftMaxTensor returns the log-softmax of x over the elements mask
 // keeps.
 func MaskedLogSoftMaxTensor(x, mask *tensor.Dense, opts ...Option) (*tensor.Dense, error) {
-	return compute.Forward(params(true, true, opts), nil, nilable(x), nilable(mask))
+	return eager(true, true, opts, x, nil, mask)
 }
 
 // SoftMaxGrad returns the gradient with respect to x of a softmax whose
 // output is y, given the incoming gradient dy. Pass the same options as to
 // the forward call.
 func SoftMaxGrad(y, dy *tensor.Dense, opts ...Option) (*tensor.Dense, error) {
-	return compute.Backward(params(false, false, opts), nil, nilable(y), nilable(dy), nil)
+	return grad(false, false, opts, y, dy, nil)
 }
 
 // LogSoftMaxGrad is SoftMaxGrad for log-softmax.
 func LogSoftMaxGrad(y, dy *tensor.Dense, opts ...Option) (*tensor.Dense, error) {
-	return compute.Backward(params(true, false, opts), nil, nilable(y), nilable(dy), nil)
+	return grad(true, false, opts, y, dy, nil)
 }
 
 // MaskedSoftMaxGrad is SoftMaxGrad for MaskedSoftMax; masked elements get 0.
 func MaskedSoftMaxGrad(y, dy, mask *tensor.Dense, opts ...Option) (*tensor.Dense, error) {
-	return compute.Backward(params(false, true, opts), nil, nilable(y), nilable(dy), nilable(mask))
+	return grad(false, true, opts, y, dy, mask)
 }
 
 // MaskedLogSoftMaxGrad is SoftMaxGrad for MaskedLogSoftMax.
 func MaskedLogSoftMaxGrad(y, dy, mask *tensor.Dense, opts ...Option) (*tensor.Dense, error) {
-	return compute.Backward(params(true, true, opts), nil, nilable(y), nilable(dy), nilable(mask))
+	return grad(true, true, opts, y, dy, mask)
 }
 
 // nilable keeps a nil *tensor.Dense from becoming a non-nil interface.

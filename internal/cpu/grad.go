@@ -31,17 +31,9 @@ func (r *gradRow[T]) reduce(lo, hi int) gradPart {
 	p := gradPart{top: math.Inf(-1)}
 	switch {
 	case r.mask == nil && r.log:
-		top := T(math.Inf(-1))
-		for k, g := range dy[lo:end] {
-			p.sum += float64(g)
-			top = max(top, y[lo+k])
-		}
-		p.top = float64(top)
+		p.sum, p.top = sum(dy[lo:end]), float64(maxOf(y[lo:end]))
 	case r.mask == nil:
-		yy := y[lo:end]
-		for k, g := range dy[lo:end] {
-			p.sum += float64(g) * float64(yy[k])
-		}
+		p.sum = dot(dy[lo:end], y[lo:end])
 	default:
 		for k := lo; k < end; k++ {
 			if !r.keep(k) {
@@ -76,15 +68,10 @@ func (r *gradRow[T]) apply(lo, hi int, t gradPart) {
 	}
 	end := max(lo, min(hi, r.kept))
 	if r.mask == nil {
-		yy, gg := y[lo:end], dy[lo:end]
 		if r.log {
-			for k, v := range yy {
-				dx[lo+k] = T((float64(gg[k]) - float64(exp[T](float64(v)))*c) * s)
-			}
+			logGrad(y[lo:end], dy[lo:end], dx[lo:end], c, s)
 		} else {
-			for k, v := range yy {
-				dx[lo+k] = T(float64(v) * (float64(gg[k]) - c) * s)
-			}
+			softmaxGrad(y[lo:end], dy[lo:end], dx[lo:end], c, s)
 		}
 		clear(dx[end:hi])
 		return

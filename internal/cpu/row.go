@@ -38,9 +38,7 @@ func (r *row[T]) stats(lo, hi int) part {
 	end := max(lo, min(hi, r.kept))
 	m := T(math.Inf(-1))
 	if r.mask == nil {
-		for _, v := range x[lo:end] {
-			m = max(m, v)
-		}
+		m = maxOf(x[lo:end])
 	} else {
 		for k := lo; k < end; k++ {
 			if r.mask[k*r.ms] {
@@ -62,16 +60,9 @@ func (r *row[T]) stats(lo, hi int) part {
 	var sum float64
 	switch {
 	case r.mask == nil && r.log:
-		for _, v := range x[lo:end] {
-			sum += float64(exp[T]((float64(v) - mf) * s))
-		}
+		sum = expStore(x[lo:end], nil, mf, s)
 	case r.mask == nil:
-		yy := y[lo:end]
-		for k, v := range x[lo:end] {
-			e := exp[T]((float64(v) - mf) * s)
-			yy[k] = e
-			sum += float64(e)
-		}
+		sum = expStore(x[lo:end], y[lo:end], mf, s)
 		clear(y[end:hi])
 	default:
 		for k := lo; k < hi; k++ {
@@ -114,9 +105,7 @@ func (r *row[T]) apply(lo, hi int, own, total part) {
 		if own.sum == 0 {
 			f = 0
 		}
-		for k := range y[lo:hi] {
-			y[lo+k] *= f
-		}
+		scale(y[lo:hi], f)
 		return
 	}
 	// Both terms are <= 0, so the subtraction never cancels.
@@ -124,10 +113,7 @@ func (r *row[T]) apply(lo, hi int, own, total part) {
 	ninf := T(math.Inf(-1))
 	if r.mask == nil {
 		end := max(lo, min(hi, r.kept))
-		yy := y[lo:end]
-		for k, v := range x[lo:end] {
-			yy[k] = T((float64(v)-m)*s - lse)
-		}
+		logApply(x[lo:end], y[lo:end], m, s, lse)
 		for k := end; k < hi; k++ {
 			y[k] = ninf
 		}

@@ -1,0 +1,141 @@
+//go:build amd64 && !purego
+
+package cpu
+
+import "math"
+
+// AVX2+FMA versions of the float32 hot loops (hot_amd64.s). They work on a
+// multiple of 8 elements; the Go loops take the tail. Build with -tags
+// purego to leave them out.
+
+//go:noescape
+func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
+
+//go:noescape
+func xgetbv() (eax, edx uint32)
+
+//go:noescape
+func maxAVX2(x []float32) (m float32, nan bool)
+
+//go:noescape
+func expStoreAVX2(x, y []float32, m, s float32) float64
+
+//go:noescape
+func expSumAVX2(x []float32, m, s float32) float64
+
+//go:noescape
+func scaleAVX2(y []float32, f float32)
+
+//go:noescape
+func logApplyAVX2(x, y []float32, m, s, lse float64)
+
+//go:noescape
+func dotAVX2(a, b []float32) float64
+
+//go:noescape
+func sumAVX2(a []float32) float64
+
+//go:noescape
+func softmaxGradAVX2(y, dy, dx []float32, c, s float32)
+
+//go:noescape
+func logGradAVX2(y, dy, dx []float32, c, s float32)
+
+var hasAVX2 = detectAVX2()
+
+func detectAVX2() bool {
+	_, _, c1, _ := cpuid(1, 0)
+	const fma, osxsave, avx = 1 << 12, 1 << 27, 1 << 28
+	if c1&(fma|osxsave|avx) != fma|osxsave|avx {
+		return false
+	}
+	if xcr0, _ := xgetbv(); xcr0&6 != 6 { // the OS saves XMM and YMM state
+		return false
+	}
+	_, b7, _, _ := cpuid(7, 0)
+	return b7&(1<<5) != 0
+}
+
+// The vector exp flushes results below float32's smallest normal (2**-126,
+// arguments below -87.3365) to 0; everywhere else it is within 2 ulp of the
+// float64 result rounded to float32 (TestExpAVX2Accuracy).
+const vecExpFloor = -87.33654
+
+func max32(x []float32) float32 {
+	n := len(x) &^ 7
+	if !hasAVX2 || n == 0 {
+		return maxGo(x)
+	}
+	m, nan := maxAVX2(x[:n])
+	if nan {
+		return float32(math.NaN())
+	}
+	return max(m, maxGo(x[n:]))
+}
+
+func expStore32(x, y []float32, m, s float64) float64 {
+	n := len(x) &^ 7
+	if !hasAVX2 || n == 0 {
+		return expStoreGo(x, y, m, s)
+	}
+	var sum float64
+	if y == nil {
+		sum = expSumAVX2(x[:n], float32(m), float32(s))
+		return sum + expStoreGo(x[n:], nil, m, s)
+	}
+	sum = expStoreAVX2(x[:n], y[:n], float32(m), float32(s))
+	return sum + expStoreGo(x[n:], y[n:len(x)], m, s)
+}
+
+func scale32(y []float32, f float32) {
+	n := len(y) &^ 7
+	if hasAVX2 && n > 0 {
+		scaleAVX2(y[:n], f)
+		y = y[n:]
+	}
+	for k := range y {
+		y[k] *= f
+	}
+}
+
+func logApply32(x, y []float32, m, s, lse float64) {
+	n := len(x) &^ 7
+	if hasAVX2 && n > 0 {
+		logApplyAVX2(x[:n], y[:n], m, s, lse)
+	}
+	logApplyGo(x[n:], y[n:len(x)], m, s, lse)
+}
+
+func dot32(a, b []float32) float64 {
+	n := len(a) &^ 7
+	var sum float64
+	if hasAVX2 && n > 0 {
+		sum = dotAVX2(a[:n], b[:n])
+	}
+	return sum + dotGo(a[n:], b[n:len(a)])
+}
+
+func sum32(a []float32) float64 {
+	n := len(a) &^ 7
+	var sum float64
+	if hasAVX2 && n > 0 {
+		sum = sumAVX2(a[:n])
+	}
+	return sum + sumGo(a[n:])
+}
+
+func softmaxGrad32(y, dy, dx []float32, c, s float64) {
+	n := len(y) &^ 7
+	if hasAVX2 && n > 0 {
+		softmaxGradAVX2(y[:n], dy[:n], dx[:n], float32(c), float32(s))
+	}
+	softmaxGradGo(y[n:], dy[n:len(y)], dx[n:len(y)], c, s)
+}
+
+func logGrad32(y, dy, dx []float32, c, s float64) {
+	n := len(y) &^ 7
+	if hasAVX2 && n > 0 {
+		logGradAVX2(y[:n], dy[:n], dx[:n], float32(c), float32(s))
+	}
+	logGradGo(y[n:], dy[n:len(y)], dx[n:len(y)], c, s)
+}
