@@ -1,0 +1,388 @@
+package softmax_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/gosoftmax/softmax"
+	"github.com/gosoftmax/softmax/internal/reference"
+)
+
+var (
+	inf  = math.Inf(1)
+	ninf = math.Inf(-1)
+	nan  = math.NaN()
+)
+
+func dense64(shape []int, v ...float64) *tensor.Dense {
+	return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(append([]float64(nil), v...)))
+}
+
+func approxEqual(got, want []float64, tol float64) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for i := range got {
+		if !reference.Close(got[i], want[i], tol, tol) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestSpecialValues pins the documented rules for NaN, +Inf, -Inf and huge
+// entries, in both dtypes, against hand-computed values.
+func TestSpecialValues(t *testing.T) {
+	e := math.Exp(1)
+	cases := []struct {
+		name     string
+		x        []float64
+		soft     []float64
+		log      []float64
+		softGrad []float64 // for dy = [1, 0, 0, ...]
+	}{
+		{"inf and one", []float64{inf, 1}, []float64{1, 0}, []float64{0, ninf}, nil},
+		{"two infs", []float64{inf, inf, 1}, []float64{0.5, 0.5, 0}, []float64{-math.Ln2, -math.Ln2, ninf}, nil},
+		{"nan", []float64{1, nan, 2}, []float64{nan, nan, nan}, []float64{nan, nan, nan}, nil},
+		{"nan and inf", []float64{inf, nan}, []float64{nan, nan}, []float64{nan, nan}, nil},
+		{"minus inf", []float64{ninf, 0, 1}, []float64{0, 1 / (1 + e), e / (1 + e)}, []float64{ninf, -math.Log(1 + e), 1 - math.Log(1+e)}, nil},
+		{"all minus inf", []float64{ninf, ninf}, []float64{0, 0}, []float64{ninf, ninf}, []float64{0, 0}},
+		{"1e4", []float64{1e4, -1e4, 1e4 - 1}, []float64{e / (1 + e), 0, 1 / (1 + e)}, []float64{-math.Log(1 + 1/e), -2e4 - math.Log(1+1/e), -1 - math.Log(1+1/e)}, nil},
+		{"1e30", []float64{1e30, -1e30, 0}, []float64{1, 0, 0}, []float64{0, -2e30, -1e30}, nil},
+		{"-1e30 only", []float64{-1e30, -1e30}, []float64{0.5, 0.5}, []float64{-math.Ln2, -math.Ln2}, nil},
+	}
+	for _, c := range cases {
+		for _, dt := range []tensor.Dtype{tensor.Float64, tensor.Float32} {
+			if dt == tensor.Float32 && c.name == "1e30" {
+				continue // -2e30 is fine in float32, but keep float32 to its range below
+			}
+			x := tensor.New(tensor.WithShape(len(c.x)), tensor.WithBacking(floatsOf(dt, c.x)))
+			y, err := softmax.SoftMaxTensor(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := widen(y.Data()); !approxEqual(got, c.soft, 1e-6) {
+				t.Errorf("%s %v: softmax = %v, want %v", c.name, dt, got, c.soft)
+			}
+			ly, err := softmax.LogSoftMaxTensor(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := widen(ly.Data()); !approxEqual(got, c.log, 1e-6) {
+				t.Errorf("%s %v: log-softmax = %v, want %v", c.name, dt, got, c.log)
+			}
+			if c.softGrad != nil {
+				dy := make([]float64, len(c.x))
+				dy[0] = 1
+				g := tensor.New(tensor.WithShape(len(c.x)), tensor.WithBacking(floatsOf(dt, dy)))
+				for _, run := range []func() (*tensor.Dense, error){
+					func() (*tensor.Dense, error) { return softmax.SoftMaxGrad(y, g) },
+					func() (*tensor.Dense, error) { return softmax.LogSoftMaxGrad(ly, g) },
+				} {
+					dx, err := run()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got := widen(dx.Data()); !approxEqual(got, c.softGrad, 0) {
+						t.Errorf("%s %v: gradient = %v, want %v", c.name, dt, got, c.softGrad)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestFullyMaskedRows: all-zero outputs (log: -Inf), never NaN, and zero
+// gradients, through a graph.
+func TestFullyMaskedRows(t *testing.T) {
+	for _, log := range []bool{false, true} {
+		g := gorgonia.NewGraph()
+		x := gorgonia.NewMatrix(g, tensor.Float64, gorgonia.WithShape(2, 3), gorgonia.WithName("x"),
+			gorgonia.WithValue(dense64([]int{2, 3}, 1, 2, 3, 4, 5, 6)))
+		mask := gorgonia.NewMatrix(g, tensor.Bool, gorgonia.WithShape(2, 1), gorgonia.WithName("mask"),
+			gorgonia.WithValue(tensor.New(tensor.WithShape(2, 1), tensor.WithBacking([]bool{true, false}))))
+		f := softmax.MaskedSoftMax
+		if log {
+			f = softmax.MaskedLogSoftMax
+		}
+		y, err := f(x, mask)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A weighted sum of the kept outputs; for log, -Inf outputs are
+		// selected away by a zero-free path: use Exp(y) to stay finite.
+		out := y
+		if log {
+			out = gorgonia.Must(gorgonia.Exp(y))
+		}
+		w := gorgonia.NewConstant(dense64([]int{2, 3}, 1, -2, 3, 5, 7, 11))
+		loss := gorgonia.Must(gorgonia.Sum(gorgonia.Must(gorgonia.HadamardProd(out, w))))
+		if _, err := gorgonia.Grad(loss, x); err != nil {
+			t.Fatal(err)
+		}
+		vm := gorgonia.NewTapeMachine(g)
+		if err := vm.RunAll(); err != nil {
+			t.Fatal(err)
+		}
+		vm.Close()
+		got := y.Value().Data().([]float64)
+		want := 0.0
+		if log {
+			want = ninf
+		}
+		for _, v := range got[3:] {
+			if v != want {
+				t.Errorf("log=%v: fully masked row = %v, want all %v", log, got[3:], want)
+			}
+		}
+		dx, _ := x.Grad()
+		for _, v := range dx.Data().([]float64)[3:] {
+			if v != 0 {
+				t.Errorf("log=%v: gradient of a fully masked row = %v, want 0", log, dx.Data().([]float64)[3:])
+			}
+		}
+		for _, v := range got[:3] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Errorf("log=%v: kept row = %v", log, got[:3])
+			}
+		}
+	}
+}
+
+// TestGorgoniaRowMaxBug: Gorgonia's built-in softmax starts every row's
+// maximum from the tensor's first element, so row 2 here comes out NaN.
+func TestGorgoniaRowMaxBug(t *testing.T) {
+	x := dense64([]int{2, 3}, 0, 0, 0, 1000, 0, 0)
+	y, err := softmax.SoftMaxTensor(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{1.0 / 3, 1.0 / 3, 1.0 / 3, 1, 0, 0}
+	if got := y.Data().([]float64); !approxEqual(got, want, 1e-15) {
+		t.Errorf("softmax = %v, want %v", got, want)
+	}
+	builtin, err := tensor.SoftMax(x, 1)
+	if err == nil && !math.IsNaN(builtin.Data().([]float64)[3]) {
+		t.Logf("note: Gorgonia's built-in softmax no longer shows the row-maximum bug: %v", builtin.Data())
+	}
+}
+
+// TestSoftMaxAndLogSoftMaxInOneGraph: Gorgonia's own op hashes softmax and
+// log-softmax alike, so one graph collapses them into one node. Ours stay
+// two nodes with their own values.
+func TestSoftMaxAndLogSoftMaxInOneGraph(t *testing.T) {
+	g := gorgonia.NewGraph()
+	x := gorgonia.NewMatrix(g, tensor.Float64, gorgonia.WithShape(2, 3), gorgonia.WithName("x"),
+		gorgonia.WithValue(dense64([]int{2, 3}, 1, 2, 3, 0, 0, 0)))
+	s, err := softmax.SoftMax(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := softmax.LogSoftMax(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, _ := softmax.SoftMax(x, softmax.Scale(2))
+	s3, _ := softmax.SoftMax(x, softmax.Axis(0))
+	if s == l || s == s2 || s == s3 || s.Hashcode() == l.Hashcode() {
+		t.Fatalf("ops with different parameters share a node")
+	}
+	s4, _ := softmax.SoftMax(x)
+	if s4 != s {
+		t.Errorf("identical ops should be one node (Gorgonia deduplicates by hash)")
+	}
+	vm := gorgonia.NewTapeMachine(g)
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		t.Fatal(err)
+	}
+	sv, lv := s.Value().Data().([]float64), l.Value().Data().([]float64)
+	for i := range sv {
+		if math.Abs(math.Log(sv[i])-lv[i]) > 1e-12 {
+			t.Fatalf("log-softmax %v is not the log of softmax %v", lv, sv)
+		}
+	}
+}
+
+// TestBadInput: every bad argument gives an error that names it; nothing
+// panics.
+func TestBadInput(t *testing.T) {
+	g := gorgonia.NewGraph()
+	x := gorgonia.NewMatrix(g, tensor.Float64, gorgonia.WithShape(2, 3), gorgonia.WithName("x"))
+	vec := gorgonia.NewVector(g, tensor.Float64, gorgonia.WithShape(3), gorgonia.WithName("v"))
+	ints := gorgonia.NewMatrix(g, tensor.Int, gorgonia.WithShape(2, 3), gorgonia.WithName("i"))
+	fmask := gorgonia.NewMatrix(g, tensor.Float64, gorgonia.WithShape(2, 3), gorgonia.WithName("fm"))
+	badMask := gorgonia.NewMatrix(g, tensor.Bool, gorgonia.WithShape(2, 2), gorgonia.WithName("bm"))
+	rank1Mask := gorgonia.NewVector(g, tensor.Bool, gorgonia.WithShape(3), gorgonia.WithName("r1"))
+	graphCases := []struct {
+		name, want string
+		run        func() (*gorgonia.Node, error)
+	}{
+		{"int x", "x has type", func() (*gorgonia.Node, error) { return softmax.SoftMax(ints) }},
+		{"nil x", "x is nil", func() (*gorgonia.Node, error) { return softmax.SoftMax(nil) }},
+		{"axis", "axis 2 out of range", func() (*gorgonia.Node, error) { return softmax.SoftMax(x, softmax.Axis(2)) }},
+		{"axis neg", "axis -3 out of range", func() (*gorgonia.Node, error) { return softmax.LogSoftMax(x, softmax.Axis(-3)) }},
+		{"scale 0", "scale", func() (*gorgonia.Node, error) { return softmax.SoftMax(x, softmax.Scale(0)) }},
+		{"scale neg", "scale", func() (*gorgonia.Node, error) { return softmax.SoftMax(x, softmax.Scale(-1)) }},
+		{"scale nan", "scale", func() (*gorgonia.Node, error) { return softmax.SoftMax(x, softmax.Scale(nan)) }},
+		{"scale inf", "scale", func() (*gorgonia.Node, error) { return softmax.SoftMax(x, softmax.Scale(inf)) }},
+		{"causal rank 1", "causal needs x of rank >= 2", func() (*gorgonia.Node, error) { return softmax.SoftMax(vec, softmax.Causal(0)) }},
+		{"causal axis", "causal needs axis = last", func() (*gorgonia.Node, error) {
+			return softmax.SoftMax(x, softmax.Causal(0), softmax.Axis(0))
+		}},
+		{"float mask", "mask has type", func() (*gorgonia.Node, error) { return softmax.MaskedSoftMax(x, fmask) }},
+		{"nil mask", "mask is nil", func() (*gorgonia.Node, error) { return softmax.MaskedLogSoftMax(x, nil) }},
+		{"mask shape", "does not broadcast", func() (*gorgonia.Node, error) { return softmax.MaskedSoftMax(x, badMask) }},
+		{"mask rank", "mask has rank 1", func() (*gorgonia.Node, error) { return softmax.MaskedSoftMax(x, rank1Mask) }},
+		{"into on graph", "Into applies", func() (*gorgonia.Node, error) {
+			return softmax.SoftMax(x, softmax.Into(dense64([]int{2, 3}, 0, 0, 0, 0, 0, 0)))
+		}},
+	}
+	for _, c := range graphCases {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s: panic %v", c.name, r)
+				}
+			}()
+			_, err := c.run()
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+			}
+		}()
+	}
+
+	good := dense64([]int{2, 3}, 1, 2, 3, 4, 5, 6)
+	before := append([]float64(nil), good.Data().([]float64)...)
+	intT := tensor.New(tensor.WithShape(2, 3), tensor.WithBacking([]int{1, 2, 3, 4, 5, 6}))
+	boolMask := tensor.New(tensor.WithShape(1, 2), tensor.WithBacking([]bool{true, false}))
+	f32 := tensor.New(tensor.WithShape(2, 3), tensor.Of(tensor.Float32))
+	eagerCases := []struct {
+		name, want string
+		run        func() (*tensor.Dense, error)
+	}{
+		{"int x", "x has dtype", func() (*tensor.Dense, error) { return softmax.SoftMaxTensor(intT) }},
+		{"nil x", "x is", func() (*tensor.Dense, error) { return softmax.SoftMaxTensor(nil) }},
+		{"scalar x", "scalar", func() (*tensor.Dense, error) { return softmax.SoftMaxTensor(tensor.New(tensor.FromScalar(1.0))) }},
+		{"axis", "axis 5 out of range", func() (*tensor.Dense, error) { return softmax.SoftMaxTensor(good, softmax.Axis(5)) }},
+		{"mask shape", "does not broadcast", func() (*tensor.Dense, error) { return softmax.MaskedSoftMaxTensor(good, boolMask) }},
+		{"mask dtype", "mask has dtype", func() (*tensor.Dense, error) { return softmax.MaskedSoftMaxTensor(good, good) }},
+		{"nil mask", "mask is", func() (*tensor.Dense, error) { return softmax.MaskedLogSoftMaxTensor(good, nil) }},
+		{"dy shape", "dy has shape", func() (*tensor.Dense, error) { return softmax.SoftMaxGrad(good, f32) }},
+		{"nil dy", "dy is nil", func() (*tensor.Dense, error) { return softmax.LogSoftMaxGrad(good, nil) }},
+		{"into aliases", "also an input", func() (*tensor.Dense, error) { return softmax.SoftMaxTensor(good, softmax.Into(good)) }},
+		{"causal rank 1", "causal", func() (*tensor.Dense, error) {
+			return softmax.SoftMaxTensor(dense64([]int{3}, 1, 2, 3), softmax.Causal(1))
+		}},
+	}
+	for _, c := range eagerCases {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s: panic %v", c.name, r)
+				}
+			}()
+			_, err := c.run()
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+			}
+		}()
+	}
+	if got := good.Data().([]float64); !approxEqual(got, before, 0) {
+		t.Errorf("input modified: %v", got)
+	}
+}
+
+// TestNumericalGradient checks each function's gradient against central
+// differences of the float64 forward, on a masked, scaled, causal problem.
+func TestNumericalGradient(t *testing.T) {
+	shape := []int{2, 3, 4}
+	x := []float64{0.3, -1.2, 2.1, 0.7, 1.5, -0.4, 0.2, 0.9, -2.2, 0.1, 1.1, -0.6,
+		0.5, 0.8, -0.3, 1.9, -1.1, 0.4, 0.6, -0.8, 1.3, -0.2, 0.05, 0.75}
+	w := []float64{1, -2, 0.5, 3, -1, 2, 0.25, -0.5, 1.5, -3, 2.5, 1,
+		-1.5, 0.75, 2, -0.25, 1.25, -2.5, 0.5, 3, -1, 0.1, 1.7, -0.9}
+	maskT := tensor.New(tensor.WithShape(2, 1, 4), tensor.WithBacking([]bool{true, true, false, true, true, false, true, true}))
+	type fn struct {
+		name   string
+		masked bool
+		log    bool
+	}
+	opts := []softmax.Option{softmax.Scale(0.7), softmax.Causal(1)}
+	for _, f := range []fn{{"SoftMax", false, false}, {"LogSoftMax", false, true}, {"MaskedSoftMax", true, false}, {"MaskedLogSoftMax", true, true}} {
+		// loss(x) = sum(w * g(y)), g = identity for softmax, exp-free
+		// clamp for log (masked log outputs are -Inf: weight them by 0).
+		loss := func(xv []float64) float64 {
+			xt := dense64(shape, xv...)
+			var y *tensor.Dense
+			var err error
+			switch {
+			case f.masked && f.log:
+				y, err = softmax.MaskedLogSoftMaxTensor(xt, maskT, opts...)
+			case f.masked:
+				y, err = softmax.MaskedSoftMaxTensor(xt, maskT, opts...)
+			case f.log:
+				y, err = softmax.LogSoftMaxTensor(xt, opts...)
+			default:
+				y, err = softmax.SoftMaxTensor(xt, opts...)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := 0.0
+			for i, v := range y.Data().([]float64) {
+				if !math.IsInf(v, -1) {
+					s += w[i] * v
+				}
+			}
+			return s
+		}
+		xt := dense64(shape, x...)
+		var y, dx *tensor.Dense
+		var err error
+		// dy = w on finite outputs, 0 on masked ones
+		dyv := make([]float64, len(w))
+		switch {
+		case f.masked && f.log:
+			y, _ = softmax.MaskedLogSoftMaxTensor(xt, maskT, opts...)
+		case f.masked:
+			y, _ = softmax.MaskedSoftMaxTensor(xt, maskT, opts...)
+		case f.log:
+			y, _ = softmax.LogSoftMaxTensor(xt, opts...)
+		default:
+			y, _ = softmax.SoftMaxTensor(xt, opts...)
+		}
+		for i, v := range y.Data().([]float64) {
+			if !math.IsInf(v, -1) {
+				dyv[i] = w[i]
+			}
+		}
+		dy := dense64(shape, dyv...)
+		switch {
+		case f.masked && f.log:
+			dx, err = softmax.MaskedLogSoftMaxGrad(y, dy, maskT, opts...)
+		case f.masked:
+			dx, err = softmax.MaskedSoftMaxGrad(y, dy, maskT, opts...)
+		case f.log:
+			dx, err = softmax.LogSoftMaxGrad(y, dy, opts...)
+		default:
+			dx, err = softmax.SoftMaxGrad(y, dy, opts...)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		const h = 1e-6
+		for i := range x {
+			xp, xm := append([]float64(nil), x...), append([]float64(nil), x...)
+			xp[i] += h
+			xm[i] -= h
+			num := (loss(xp) - loss(xm)) / (2 * h)
+			if got := dx.Data().([]float64)[i]; math.Abs(got-num) > 1e-7*(1+math.Abs(num)) {
+				t.Errorf("%s: dx[%d] = %v, central difference %v", f.name, i, got, num)
+			}
+		}
+	}
+}
