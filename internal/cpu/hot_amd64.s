@@ -17,7 +17,7 @@
 CONST8(log2e, 0x3fb8aa3b)   // 1.44269504
 CONST8(nln2hi, 0xbf318000)  // -0.693359375
 CONST8(nln2lo, 0x395e8083)  // 2.12194440e-4
-CONST8(floor, 0xc2aeac50)   // -87.33654: below, e**a is not a normal float32
+CONST8(floor, 0xc2cff0a4)   // -103.97: below, e**a rounds to 0 in float32
 CONST8(one, 0x3f800000)     // 1
 CONST8(bias, 0x0000007f)    // 127, the float32 exponent bias (integer)
 CONST8(c0, 0x39506967)      // 1.9875691500e-4   Cephes expf polynomial
@@ -98,13 +98,18 @@ maxdone:
 	VZEROUPPER
 	RET
 
-// EXP8 computes Y3 = exp((Y0 - Y15) * Y14) for 8 lanes; clobbers Y0-Y2.
-// Lanes whose argument is below the floor give 0.
+// EXP8 computes Y3 = exp((Y0 - Y15) * Y14) for 8 lanes; clobbers Y0-Y2,
+// Y4, Y8 and Y13. 2**n is applied as two factors 2**(n>>1) and
+// 2**(n-n>>1), so results in float32's subnormal range round once instead
+// of flushing to 0. Lanes whose argument is below the floor give 0; NaN stays NaN
+// (VMAXPS returns its second source when either is NaN, so the argument
+// goes second).
 #define EXP8 \
 	VSUBPS Y15, Y0, Y0 \
 	VMULPS Y14, Y0, Y0 \
-	VCMPPS $1, floor<>(SB), Y0, Y1 \
-	VMAXPS floor<>(SB), Y0, Y0 \
+	VMOVUPS floor<>(SB), Y8 \
+	VCMPPS $1, Y8, Y0, Y1 \
+	VMAXPS Y0, Y8, Y0 \
 	VMULPS log2e<>(SB), Y0, Y2 \
 	VROUNDPS $0, Y2, Y2 \
 	VFMADD231PS nln2hi<>(SB), Y2, Y0 \
@@ -119,8 +124,13 @@ maxdone:
 	VFMADD213PS Y0, Y13, Y3 \
 	VADDPS one<>(SB), Y3, Y3 \
 	VCVTPS2DQ Y2, Y2 \
+	VPSRAD $1, Y2, Y4 \
+	VPSUBD Y4, Y2, Y2 \
+	VPADDD bias<>(SB), Y4, Y4 \
+	VPSLLD $23, Y4, Y4 \
 	VPADDD bias<>(SB), Y2, Y2 \
 	VPSLLD $23, Y2, Y2 \
+	VMULPS Y4, Y3, Y3 \
 	VMULPS Y2, Y3, Y3 \
 	VANDNPS Y3, Y1, Y3
 

@@ -79,6 +79,8 @@ func Float32(v []float64) []float64 {
 // NaN as equal to NaN and equal infinities as equal.
 func Close(got, want, rel, abs float64) bool {
 	switch {
+	case got == want:
+		return true
 	case math.IsNaN(want):
 		return math.IsNaN(got)
 	case math.IsInf(want, 0):
@@ -107,7 +109,7 @@ func Tolerance(float32 bool, log bool, want float64) (rel, abs float64) {
 // 1e-5 in float32.
 func GradTolerance(float32 bool, terms float64) float64 {
 	if float32 {
-		return 1e-5*terms + 1e-38
+		return 1e-5*terms + 0x1p-126
 	}
 	return 1e-12*terms + 1e-300
 }
@@ -128,7 +130,10 @@ func GradTerms(s Spec, y, dy []float64) []float64 {
 				}
 			}
 		}
-		for _, i := range idx {
+		for j, i := range idx {
+			if !kept[j] {
+				continue // exactly 0
+			}
 			if s.Log {
 				terms[i] = s.Scale * (math.Abs(dy[i]) + math.Exp(y[i])*sum)
 			} else {
