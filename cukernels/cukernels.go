@@ -1,0 +1,25 @@
+// Package cukernels holds the CUDA softmax kernels: the sources
+// (softmax.cuh has the math, written once as templates; softmax.cu
+// instantiates it per dtype and tier; port.cuh is the CUDA/HIP portability
+// header) and the fatbin built from them, embedded as Fatbin.
+//
+// The fatbin holds SASS for sm_70, sm_75, sm_80, sm_86, sm_89 and sm_90 and
+// PTX for compute_90, which newer GPUs compile when they load it. It is
+// committed; scripts/check-cukernels.sh rebuilds it and fails when it
+// differs. Rebuild it after changing a source with
+//
+//	eval "$(bash scripts/cuda-sdk.sh)"
+//	go generate ./cukernels
+//
+// The package has no build tag and no cgo: it is only data. The `cu`
+// backend (package cuda) loads it.
+package cukernels
+
+import _ "embed"
+
+//go:generate bash ../scripts/build-cukernels.sh
+
+// Fatbin is the compiled kernel image, for cuModuleLoadData.
+//
+//go:embed softmax.fatbin
+var Fatbin string

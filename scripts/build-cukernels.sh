@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# build-cukernels.sh compiles cukernels/softmax.cu into one fatbin: SASS for
+# every architecture in ARCHS and PTX for the newest, so later GPUs JIT it.
+# `go generate ./cukernels` runs it; scripts/check-cukernels.sh runs it to
+# check that the committed fatbin is what the sources give.
+#
+#   bash scripts/build-cukernels.sh [OUT]     (default cukernels/softmax.fatbin)
+#
+# It takes NVCC and NVCC_CCBIN from the environment, or from
+# scripts/cuda-sdk.sh (CUDA 11.8 from Debian, host compiler clang-14).
+set -euo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=$(realpath -m "${1:-$repo/cukernels/softmax.fatbin}")
+if [ -z "${NVCC:-}" ]; then
+	eval "$(bash "$repo/scripts/cuda-sdk.sh")"
+fi
+ARCHS=(70 75 80 86 89 90)
+PTX=90
+FLAGS=(-std=c++17 -O3 -fatbin -Xfatbin -compress-all)
+gencode=()
+for a in "${ARCHS[@]}"; do
+	gencode+=(-gencode "arch=compute_$a,code=sm_$a")
+done
+gencode+=(-gencode "arch=compute_$PTX,code=compute_$PTX")
+# Build from the kernel folder with relative names, so no path of this
+# checkout ends up in the output.
+cd "$repo/cukernels"
+"$NVCC" -ccbin "${NVCC_CCBIN:-clang-14}" --threads 0 "${FLAGS[@]}" "${gencode[@]}" -o "$out.tmp" softmax.cu
+mv "$out.tmp" "$out"
