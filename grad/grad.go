@@ -6,6 +6,16 @@
 //	log-softmax: dx = scale * (dy - exp(y) * sum(dy))
 //
 // with sums along the axis over kept elements; masked elements get 0.
+//
+// The backward op is itself differentiable with respect to y and dy (see
+// SymDiff), so graphs can take gradients of gradients. Gorgonia v0.9.18's
+// Grad will not differentiate a graph twice (it skips nodes that already
+// have a gradient); build the first gradient by hand instead, with the
+// forward node's SymDiff:
+//
+//	dx, err := y.Op().(gorgonia.SDOp).SymDiff(gorgonia.Nodes{x}, y, dy)
+//	loss2 := ... dx[0] ...
+//	gorgonia.Grad(loss2, x)
 package grad
 
 import (

@@ -9,7 +9,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/gosoftmax/softmax/internal/backend"
-	_ "github.com/gosoftmax/softmax/internal/cpu" // installs the CPU backend
+	"github.com/gosoftmax/softmax/internal/cpu" // also installs the CPU backend
 	"github.com/gosoftmax/softmax/internal/dense"
 	"github.com/gosoftmax/softmax/internal/layout"
 )
@@ -79,4 +79,39 @@ func resolve(p layout.Params, shape tensor.Shape, mask any) (*layout.View, []boo
 	}
 	v, err := layout.Resolve(p, shape, mt.Shape())
 	return v, md, err
+}
+
+// SecondOrder computes the derivative of L = sum(h * backward(y, g)) with
+// respect to g (wrtY false) or y (wrtY true), on the CPU.
+func SecondOrder(p layout.Params, y, g, h, mask any, wrtY bool) (*tensor.Dense, error) {
+	yt, yd, err := dense.Floats("y", y)
+	if err != nil {
+		return nil, err
+	}
+	ins := []any{yd}
+	for _, in := range []struct {
+		name string
+		v    any
+	}{{"dy", g}, {"gradient of dx", h}} {
+		t, d, err := dense.Floats(in.name, in.v)
+		if err != nil {
+			return nil, err
+		}
+		if !t.Shape().Eq(yt.Shape()) || t.Dtype() != yt.Dtype() {
+			return nil, fmt.Errorf("softmax: %s has shape %v and dtype %v; want y's %v and %v", in.name, t.Shape(), t.Dtype(), yt.Shape(), yt.Dtype())
+		}
+		ins = append(ins, d)
+	}
+	v, md, err := resolve(p, yt.Shape(), mask)
+	if err != nil {
+		return nil, err
+	}
+	out, od := dense.Output(nil, yt)
+	switch od := od.(type) {
+	case []float32:
+		cpu.SecondOrder(v, ins[0].([]float32), ins[1].([]float32), ins[2].([]float32), od, md, wrtY)
+	case []float64:
+		cpu.SecondOrder(v, ins[0].([]float64), ins[1].([]float64), ins[2].([]float64), od, md, wrtY)
+	}
+	return out, nil
 }
