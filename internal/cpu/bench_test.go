@@ -11,7 +11,7 @@ import (
 // BenchmarkKernel times the kernels alone (no allocation) per shape; run
 // with -cpu 1 to see single-core cost per element.
 func BenchmarkKernel(b *testing.B) {
-	for _, shape := range [][]int{{256, 4096}, {4096, 128}, {1, 1 << 20}, {64, 32000}, {512, 64, 8}} {
+	for _, shape := range [][]int{{4096, 4096}, {256, 4096}, {4096, 128}, {1, 1 << 20}, {64, 32000}, {512, 64, 8}} {
 		for _, log := range []bool{false, true} {
 			kind := "softmax"
 			if log {
@@ -54,4 +54,29 @@ func sizeOf[T float]() int {
 		return 4
 	}
 	return 8
+}
+
+// BenchmarkExpStore compares the exp loop's implementations on a 4096-long
+// row that stays in L1.
+func BenchmarkExpStore(b *testing.B) {
+	defer func(a2, a512 bool) { hasAVX2, hasAVX512 = a2, a512 }(hasAVX2, hasAVX512)
+	x, y := make([]float32, 4096), make([]float32, 4096)
+	for i := range x {
+		x[i] = -float32(i%200) / 10
+	}
+	for _, l := range []struct {
+		name      string
+		avx2, avx bool
+	}{{"avx512", true, true}, {"avx2", true, false}, {"go", false, false}} {
+		if l.avx && !hasAVX512 || l.avx2 && !hasAVX2 {
+			continue
+		}
+		b.Run(l.name, func(b *testing.B) {
+			hasAVX2, hasAVX512 = l.avx2, l.avx
+			b.SetBytes(4096 * 8)
+			for b.Loop() {
+				expStore32(x, y, 0, 1)
+			}
+		})
+	}
 }

@@ -98,10 +98,26 @@ func BenchmarkMathExp(b *testing.B) {
 	_ = s
 }
 
-// TestVectorExpAccuracy checks the float32 exp used by expStore32 (AVX2 on
-// amd64, exp32 elsewhere) on every float32 in [-104, 0] (every 97th with
-// -short or -race): within 2 ulp of the float64 result rounded to float32.
+// TestVectorExpAccuracy checks the float32 exp used by expStore32 (AVX-512,
+// AVX2 or exp32, whichever this CPU runs, and each lesser one) on every
+// float32 in [-104, 0] (every 97th with -short or -race): within 2 ulp of
+// the float64 result rounded to float32.
 func TestVectorExpAccuracy(t *testing.T) {
+	defer func(a2, a512 bool) { hasAVX2, hasAVX512 = a2, a512 }(hasAVX2, hasAVX512)
+	levels := []struct {
+		name      string
+		avx2, avx bool
+	}{{"avx512", hasAVX2, hasAVX512}, {"avx2", hasAVX2, false}, {"go", false, false}}
+	for _, l := range levels {
+		if (l.name == "avx512" && !hasAVX512) || (l.name == "avx2" && !l.avx2) {
+			continue
+		}
+		hasAVX2, hasAVX512 = l.avx2, l.avx
+		t.Run(l.name, checkVectorExp)
+	}
+}
+
+func checkVectorExp(t *testing.T) {
 	step := uint32(1)
 	if testing.Short() || raceEnabled {
 		step = 97
@@ -130,12 +146,20 @@ func TestVectorExpAccuracy(t *testing.T) {
 		}
 	}
 	flush()
-	t.Logf("worst error: %d ulp (AVX2: %v)", worst, hasAVX2)
-	y = y[:9]
-	expStore32([]float32{float32(math.Inf(-1)), -1e30, -88, -100, 0, -1, -2, -3, float32(math.Inf(-1))}, y, 0, 1)
+	t.Logf("worst error: %d ulp", worst)
+	in := []float32{float32(math.Inf(-1)), -1e30, -88, -100, 0, -1, -2, -3, -4, -5, -6, -7, -8, -9, -10, -11, float32(math.Inf(-1))}
+	y = y[:len(in)]
+	expStore32(in, y, 0, 1)
 	for i, want := range []float32{0, 0, 0, 0, 1} {
 		if y[i] != want && !(want == 0 && y[i] < 0x1p-126) { // e**-88, e**-100: subnormal
 			t.Errorf("exp of special input %d = %v, want %v", i, y[i], want)
 		}
+	}
+	nan := float32(math.NaN())
+	in = []float32{nan, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, nan}
+	y = y[:len(in)]
+	expStore32(in, y, 0, 1)
+	if y[0] == y[0] || y[16] == y[16] {
+		t.Errorf("exp(NaN) = %v, %v; want NaN", y[0], y[16])
 	}
 }

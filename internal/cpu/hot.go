@@ -93,6 +93,8 @@ func expStoreGo(x, y []float32, m, s float64) float64 {
 			if n := int64(int32(uint32(bits))) >> 6; n >= -1022 {
 				e = float32(p * math.Float64frombits(exp2Frac[bits&63]+uint64(n)<<52))
 			}
+		} else if a != a {
+			e = float32(a) // NaN stays NaN
 		}
 		if store {
 			y[k] = e

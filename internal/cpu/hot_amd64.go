@@ -41,7 +41,29 @@ func softmaxGradAVX2(y, dy, dx []float32, c, s float32)
 //go:noescape
 func logGradAVX2(y, dy, dx []float32, c, s float32)
 
-var hasAVX2 = detectAVX2()
+//go:noescape
+func expStoreAVX512(x, y []float32, m, s float32) float64
+
+//go:noescape
+func expSumAVX512(x []float32, m, s float32) float64
+
+//go:noescape
+func maxAVX512(x []float32) (m float32, nan bool)
+
+func xcr0AVX512() bool
+
+var (
+	hasAVX2   = detectAVX2()
+	hasAVX512 = hasAVX2 && detectAVX512()
+)
+
+// detectAVX512 looks for AVX-512 F and DQ (VEXTRACTF32X8) and an OS that
+// saves the opmask and ZMM registers.
+func detectAVX512() bool {
+	_, b7, _, _ := cpuid(7, 0)
+	const f, dq = 1 << 16, 1 << 17
+	return b7&(f|dq) == f|dq && xcr0AVX512()
+}
 
 func detectAVX2() bool {
 	_, _, c1, _ := cpuid(1, 0)
@@ -60,29 +82,49 @@ func detectAVX2() bool {
 // subnormal results included (TestVectorExpAccuracy); below -103.97 it is 0.
 
 func max32(x []float32) float32 {
-	n := len(x) &^ 7
-	if !hasAVX2 || n == 0 {
+	var m float32
+	var nan bool
+	switch n16, n8 := len(x)&^15, len(x)&^7; {
+	case hasAVX512 && n16 > 0:
+		m, nan = maxAVX512(x[:n16])
+		x = x[n16:]
+	case hasAVX2 && n8 > 0:
+		m, nan = maxAVX2(x[:n8])
+		x = x[n8:]
+	default:
 		return maxGo(x)
 	}
-	m, nan := maxAVX2(x[:n])
 	if nan {
 		return float32(math.NaN())
 	}
-	return max(m, maxGo(x[n:]))
+	return max(m, maxGo(x))
 }
 
 func expStore32(x, y []float32, m, s float64) float64 {
-	n := len(x) &^ 7
-	if !hasAVX2 || n == 0 {
-		return expStoreGo(x, y, m, s)
-	}
 	var sum float64
-	if y == nil {
-		sum = expSumAVX2(x[:n], float32(m), float32(s))
-		return sum + expStoreGo(x[n:], nil, m, s)
+	mf, sf := float32(m), float32(s)
+	if n := len(x) &^ 15; hasAVX512 && n > 0 {
+		if y == nil {
+			sum = expSumAVX512(x[:n], mf, sf)
+		} else {
+			sum = expStoreAVX512(x[:n], y[:n], mf, sf)
+			y = y[n:]
+		}
+		x = x[n:]
 	}
-	sum = expStoreAVX2(x[:n], y[:n], float32(m), float32(s))
-	return sum + expStoreGo(x[n:], y[n:len(x)], m, s)
+	if n := len(x) &^ 7; hasAVX2 && n > 0 {
+		if y == nil {
+			sum += expSumAVX2(x[:n], mf, sf)
+		} else {
+			sum += expStoreAVX2(x[:n], y[:n], mf, sf)
+			y = y[n:]
+		}
+		x = x[n:]
+	}
+	if y != nil {
+		y = y[:len(x)]
+	}
+	return sum + expStoreGo(x, y, m, s)
 }
 
 func scale32(y []float32, f float32) {
