@@ -175,19 +175,22 @@ func (r *row[T]) forward() {
 	n := len(r.x)
 	if n <= block {
 		total := r.stats(0, n)
-		r.finish(total, func(apply func(lo, hi int, own part)) { apply(0, n, total) })
+		if r.settle(total) {
+			r.apply(0, n, total, total)
+		}
 		return
 	}
-	parts := make([]part, (n+block-1)/block)
-	for b := range parts {
-		parts[b] = r.stats(b*block, min(n, (b+1)*block))
+	var buf [16]part // rows up to 64K columns need no allocation
+	parts := buf[:0]
+	for lo := 0; lo < n; lo += block {
+		parts = append(parts, r.stats(lo, min(n, lo+block)))
 	}
 	total := r.combine(parts)
-	r.finish(total, func(apply func(lo, hi int, own part)) {
+	if r.settle(total) {
 		for b, p := range parts {
-			apply(b*block, min(n, (b+1)*block), p)
+			r.apply(b*block, min(n, (b+1)*block), p, total)
 		}
-	})
+	}
 }
 
 // forwardSplit computes one long row with all workers: blocks are shared
@@ -201,24 +204,23 @@ func (r *row[T]) forwardSplit() {
 		}
 	})
 	total := r.combine(parts)
-	r.finish(total, func(apply func(lo, hi int, own part)) {
+	if r.settle(total) {
 		forEach(len(parts), 1, func(lo, hi int) {
 			for b := lo; b < hi; b++ {
-				apply(b*block, min(n, (b+1)*block), parts[b])
+				r.apply(b*block, min(n, (b+1)*block), parts[b], total)
 			}
 		})
-	})
+	}
 }
 
-// finish runs the second pass through each (the caller's iteration over
-// blocks), or special when the row's maximum is not finite.
-func (r *row[T]) finish(total part, each func(apply func(lo, hi int, own part))) {
-	if math.IsNaN(total.max) || math.IsInf(total.max, 0) {
-		if math.IsInf(total.max, -1) && !r.log {
-			return // stats already wrote zeros
-		}
-		r.special(total.max)
-		return
+// settle finishes a row whose maximum is not finite (see special) and
+// reports whether the second pass, apply, is still to run.
+func (r *row[T]) settle(total part) bool {
+	if !math.IsNaN(total.max) && !math.IsInf(total.max, 0) {
+		return true
 	}
-	each(func(lo, hi int, own part) { r.apply(lo, hi, own, total) })
+	if !math.IsInf(total.max, -1) || r.log { // softmax -Inf rows: stats wrote zeros
+		r.special(total.max)
+	}
+	return false
 }
