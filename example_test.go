@@ -332,6 +332,25 @@ func ExampleMaskedLogSoftMaxGrad() {
 	// Output: [-0.7311 0.7311 0.0000]
 }
 
+// Into reuses one output tensor across calls instead of allocating a new
+// one each time; the call returns dst.
+func ExampleInto() {
+	dst := tensor.New(tensor.Of(tensor.Float64), tensor.WithShape(3))
+	for _, x := range []*tensor.Dense{
+		exTensor([]int{3}, 1, 2, 3),
+		exTensor([]int{3}, 0, 0, 0),
+	} {
+		y, err := softmax.SoftMaxTensor(x, softmax.Into(dst))
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%.4f %v\n", dst.Data(), y == dst)
+	}
+	// Output:
+	// [0.0900 0.2447 0.6652] true
+	// [0.3333 0.3333 0.3333] true
+}
+
 // Backend names the kernels in use. The default build prints
 //
 //	cpu (no GPU backend compiled in (build with -tags cu or -tags hip))
