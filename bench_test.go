@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
 	"github.com/gosoftmax/softmax"
@@ -116,6 +117,46 @@ func BenchmarkBackward(b *testing.B) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// BenchmarkGraph runs softmax forward and backward through a TapeMachine
+// (loss = sum(softmax(x) * w)), ours next to Gorgonia's built-in op: what a
+// model built in Gorgonia pays per step.
+func BenchmarkGraph(b *testing.B) {
+	for _, shape := range [][]int{{4096, 4096}, {512, 32000}} {
+		for _, impl := range []string{"softmax", "gorgonia-softmax"} {
+			b.Run(impl+"/"+name(tensor.Float32, shape), func(b *testing.B) {
+				g := gorgonia.NewGraph()
+				x := gorgonia.NewMatrix(g, tensor.Float32, gorgonia.WithShape(shape...), gorgonia.WithName("x"),
+					gorgonia.WithValue(randomDense(tensor.Float32, shape, 1)))
+				// a variable, not a constant: Gorgonia hashes a constant by printing it
+				w := gorgonia.NewMatrix(g, tensor.Float32, gorgonia.WithShape(shape...), gorgonia.WithName("w"),
+					gorgonia.WithValue(randomDense(tensor.Float32, shape, 2)))
+				var y *gorgonia.Node
+				var err error
+				if impl == "softmax" {
+					y, err = softmax.SoftMax(x)
+				} else {
+					y, err = gorgonia.SoftMax(x)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				loss := gorgonia.Must(gorgonia.Sum(gorgonia.Must(gorgonia.HadamardProd(y, w))))
+				if _, err := gorgonia.Grad(loss, x); err != nil {
+					b.Fatal(err)
+				}
+				vm := gorgonia.NewTapeMachine(g)
+				defer vm.Close()
+				for b.Loop() {
+					if err := vm.RunAll(); err != nil {
+						b.Fatal(err)
+					}
+					vm.Reset()
+				}
+			})
 		}
 	}
 }
