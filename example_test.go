@@ -353,7 +353,7 @@ func ExampleInto() {
 
 // Backend names the kernels in use. The default build prints
 //
-//	cpu (no GPU backend compiled in (build with -tags cu or -tags hip))
+//	cpu (no GPU backend compiled in; build with -tags cu or -tags hip)
 //
 // A -tags cu build on a machine with an NVIDIA GPU names the GPU backend,
 // which takes large tensors, and the CPU backend, which keeps small ones.

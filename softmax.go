@@ -90,7 +90,8 @@ import (
 	"github.com/gosoftmax/softmax/op"
 )
 
-// Config holds the options of one call; build it with Options.
+// Config holds the options of one call. It is built by the Option
+// functions (Axis, Scale, Causal, Into); its zero value is not used.
 type Config struct {
 	axis   int
 	scale  float64

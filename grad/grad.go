@@ -21,7 +21,6 @@ package grad
 import (
 	"fmt"
 	"hash"
-	"hash/fnv"
 
 	"github.com/chewxy/hm"
 	"gorgonia.org/gorgonia"
@@ -29,6 +28,7 @@ import (
 
 	"github.com/gosoftmax/softmax/internal/compute"
 	"github.com/gosoftmax/softmax/internal/layout"
+	"github.com/gosoftmax/softmax/internal/opkit"
 )
 
 // Op is the backward of the forward op with the same parameters. Its inputs
@@ -46,48 +46,22 @@ func New(p layout.Params) (*Op, error) {
 // Params returns the op's parameters.
 func (o *Op) Params() layout.Params { return o.p }
 
-func (o *Op) Arity() int {
-	if o.p.Masked {
-		return 3
-	}
-	return 2
-}
-
-func (o *Op) Type() hm.Type {
-	// The mask's variable must not be 'b': Gorgonia's type inference uses
-	// 'b' for the result.
-	a := hm.TypeVariable('a')
-	if o.p.Masked {
-		return hm.NewFnType(a, a, hm.TypeVariable('m'), a)
-	}
-	return hm.NewFnType(a, a, a)
-}
-
+func (o *Op) sig() opkit.Signature  { return opkit.Signature{Floats: 2, Masked: o.p.Masked} }
+func (o *Op) Arity() int            { return o.sig().Arity() }
+func (o *Op) Type() hm.Type         { return o.sig().Type() }
 func (o *Op) ReturnsPtr() bool      { return false }
 func (o *Op) CallsExtern() bool     { return false }
 func (o *Op) OverwritesInput() int  { return -1 }
 func (o *Op) String() string        { return "grad." + o.p.String() }
-func (o *Op) WriteHash(h hash.Hash) { fmt.Fprintf(h, "gosoftmax.grad.%v", o.p) }
-
-func (o *Op) Hashcode() uint32 {
-	h := fnv.New32a()
-	o.WriteHash(h)
-	return h.Sum32()
-}
+func (o *Op) WriteHash(h hash.Hash) { opkit.WriteHash(h, o) }
+func (o *Op) Hashcode() uint32      { return opkit.Hashcode(o) }
 
 // InferShape checks that y and dy agree and the mask broadcasts, and
 // returns y's shape.
 func (o *Op) InferShape(inputs ...gorgonia.DimSizer) (tensor.Shape, error) {
-	if len(inputs) != o.Arity() {
-		return nil, fmt.Errorf("softmax: %v takes %d inputs, got %d", o, o.Arity(), len(inputs))
-	}
-	shapes := make([]tensor.Shape, len(inputs))
-	for i, in := range inputs {
-		s, ok := in.(tensor.Shape)
-		if !ok {
-			return nil, fmt.Errorf("softmax: input %d has no known shape (%T)", i, in)
-		}
-		shapes[i] = s
+	shapes, err := o.sig().Shapes(o, inputs)
+	if err != nil {
+		return nil, err
 	}
 	if !shapes[0].Eq(shapes[1]) {
 		return nil, fmt.Errorf("softmax: dy has shape %v; want y's %v", shapes[1], shapes[0])
@@ -107,8 +81,8 @@ func (o *Op) Do(inputs ...gorgonia.Value) (gorgonia.Value, error) {
 }
 
 func (o *Op) UsePreallocDo(prealloc gorgonia.Value, inputs ...gorgonia.Value) (gorgonia.Value, error) {
-	if len(inputs) != o.Arity() {
-		return nil, fmt.Errorf("softmax: %v takes %d inputs, got %d", o, o.Arity(), len(inputs))
+	if err := o.sig().Check(o, len(inputs)); err != nil {
+		return nil, err
 	}
 	var mask gorgonia.Value
 	if o.p.Masked {

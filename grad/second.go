@@ -3,7 +3,6 @@ package grad
 import (
 	"fmt"
 	"hash"
-	"hash/fnv"
 
 	"github.com/chewxy/hm"
 	"gorgonia.org/gorgonia"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/gosoftmax/softmax/internal/compute"
 	"github.com/gosoftmax/softmax/internal/layout"
+	"github.com/gosoftmax/softmax/internal/opkit"
 )
 
 // DiffWRT: the backward op is differentiable with respect to y and dy, not
@@ -26,8 +26,8 @@ func (o *Op) DiffWRT(inputs int) []bool {
 // SymDiff returns the gradients with respect to y and dy given h, the
 // gradient arriving at dx (see secondOp).
 func (o *Op) SymDiff(inputs gorgonia.Nodes, output, h *gorgonia.Node) (gorgonia.Nodes, error) {
-	if len(inputs) != o.Arity() {
-		return nil, fmt.Errorf("softmax: %v takes %d inputs, got %d", o, o.Arity(), len(inputs))
+	if err := o.sig().Check(o, len(inputs)); err != nil {
+		return nil, err
 	}
 	out := make(gorgonia.Nodes, len(inputs))
 	for i, wrtY := range []bool{true, false} {
@@ -52,24 +52,14 @@ type secondOp struct {
 	wrtY bool
 }
 
-func (o *secondOp) Arity() int {
-	if o.p.Masked {
-		return 4
-	}
-	return 3
-}
-
-func (o *secondOp) Type() hm.Type {
-	a := hm.TypeVariable('a')
-	if o.p.Masked {
-		return hm.NewFnType(a, a, a, hm.TypeVariable('m'), a)
-	}
-	return hm.NewFnType(a, a, a, a)
-}
-
-func (o *secondOp) ReturnsPtr() bool     { return false }
-func (o *secondOp) CallsExtern() bool    { return false }
-func (o *secondOp) OverwritesInput() int { return -1 }
+func (o *secondOp) sig() opkit.Signature  { return opkit.Signature{Floats: 3, Masked: o.p.Masked} }
+func (o *secondOp) Arity() int            { return o.sig().Arity() }
+func (o *secondOp) Type() hm.Type         { return o.sig().Type() }
+func (o *secondOp) ReturnsPtr() bool      { return false }
+func (o *secondOp) CallsExtern() bool     { return false }
+func (o *secondOp) OverwritesInput() int  { return -1 }
+func (o *secondOp) WriteHash(h hash.Hash) { opkit.WriteHash(h, o) }
+func (o *secondOp) Hashcode() uint32      { return opkit.Hashcode(o) }
 
 func (o *secondOp) String() string {
 	wrt := "dy"
@@ -79,28 +69,17 @@ func (o *secondOp) String() string {
 	return fmt.Sprintf("grad2.%v/d%s", o.p, wrt)
 }
 
-func (o *secondOp) WriteHash(h hash.Hash) { fmt.Fprintf(h, "gosoftmax.%v", o) }
-
-func (o *secondOp) Hashcode() uint32 {
-	h := fnv.New32a()
-	o.WriteHash(h)
-	return h.Sum32()
-}
-
 func (o *secondOp) InferShape(inputs ...gorgonia.DimSizer) (tensor.Shape, error) {
-	if len(inputs) != o.Arity() {
-		return nil, fmt.Errorf("softmax: %v takes %d inputs, got %d", o, o.Arity(), len(inputs))
+	shapes, err := o.sig().Shapes(o, inputs)
+	if err != nil {
+		return nil, err
 	}
-	s, ok := inputs[0].(tensor.Shape)
-	if !ok {
-		return nil, fmt.Errorf("softmax: input 0 has no known shape (%T)", inputs[0])
-	}
-	return s.Clone(), nil
+	return shapes[0].Clone(), nil
 }
 
 func (o *secondOp) Do(inputs ...gorgonia.Value) (gorgonia.Value, error) {
-	if len(inputs) != o.Arity() {
-		return nil, fmt.Errorf("softmax: %v takes %d inputs, got %d", o, o.Arity(), len(inputs))
+	if err := o.sig().Check(o, len(inputs)); err != nil {
+		return nil, err
 	}
 	var mask gorgonia.Value
 	if o.p.Masked {

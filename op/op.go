@@ -7,7 +7,6 @@ package op
 import (
 	"fmt"
 	"hash"
-	"hash/fnv"
 
 	"github.com/chewxy/hm"
 	"gorgonia.org/gorgonia"
@@ -16,6 +15,7 @@ import (
 	"github.com/gosoftmax/softmax/grad"
 	"github.com/gosoftmax/softmax/internal/compute"
 	"github.com/gosoftmax/softmax/internal/layout"
+	"github.com/gosoftmax/softmax/internal/opkit"
 )
 
 // Op computes softmax(Scale*x) (or its logarithm) along Axis. Its inputs
@@ -33,50 +33,21 @@ func New(p layout.Params) (*Op, error) {
 // Params returns the op's parameters.
 func (o *Op) Params() layout.Params { return o.p }
 
-func (o *Op) Arity() int {
-	if o.p.Masked {
-		return 2
-	}
-	return 1
-}
-
-func (o *Op) Type() hm.Type {
-	// The mask's variable must not be 'b': Gorgonia's type inference uses
-	// 'b' for the result.
-	a := hm.TypeVariable('a')
-	if o.p.Masked {
-		return hm.NewFnType(a, hm.TypeVariable('m'), a)
-	}
-	return hm.NewFnType(a, a)
-}
-
-func (o *Op) ReturnsPtr() bool     { return false }
-func (o *Op) CallsExtern() bool    { return false }
-func (o *Op) OverwritesInput() int { return -1 }
-func (o *Op) String() string       { return o.p.String() }
-
-// WriteHash writes every parameter, so SoftMax(x) and LogSoftMax(x) in one
-// graph stay two nodes (Gorgonia v0.9.18's own op hashes them alike).
-func (o *Op) WriteHash(h hash.Hash) { fmt.Fprintf(h, "gosoftmax.%v", o.p) }
-
-func (o *Op) Hashcode() uint32 {
-	h := fnv.New32a()
-	o.WriteHash(h)
-	return h.Sum32()
-}
+func (o *Op) sig() opkit.Signature  { return opkit.Signature{Floats: 1, Masked: o.p.Masked} }
+func (o *Op) Arity() int            { return o.sig().Arity() }
+func (o *Op) Type() hm.Type         { return o.sig().Type() }
+func (o *Op) ReturnsPtr() bool      { return false }
+func (o *Op) CallsExtern() bool     { return false }
+func (o *Op) OverwritesInput() int  { return -1 }
+func (o *Op) String() string        { return o.p.String() }
+func (o *Op) WriteHash(h hash.Hash) { opkit.WriteHash(h, o) }
+func (o *Op) Hashcode() uint32      { return opkit.Hashcode(o) }
 
 // InferShape checks that the mask broadcasts to x and returns x's shape.
 func (o *Op) InferShape(inputs ...gorgonia.DimSizer) (tensor.Shape, error) {
-	if len(inputs) != o.Arity() {
-		return nil, fmt.Errorf("softmax: %v takes %d inputs, got %d", o.p, o.Arity(), len(inputs))
-	}
-	shapes := make([]tensor.Shape, len(inputs))
-	for i, in := range inputs {
-		s, ok := in.(tensor.Shape)
-		if !ok {
-			return nil, fmt.Errorf("softmax: input %d has no known shape (%T)", i, in)
-		}
-		shapes[i] = s
+	shapes, err := o.sig().Shapes(o, inputs)
+	if err != nil {
+		return nil, err
 	}
 	var maskShape []int
 	if o.p.Masked {
@@ -93,8 +64,8 @@ func (o *Op) Do(inputs ...gorgonia.Value) (gorgonia.Value, error) {
 }
 
 func (o *Op) UsePreallocDo(prealloc gorgonia.Value, inputs ...gorgonia.Value) (gorgonia.Value, error) {
-	if len(inputs) != o.Arity() {
-		return nil, fmt.Errorf("softmax: %v takes %d inputs, got %d", o.p, o.Arity(), len(inputs))
+	if err := o.sig().Check(o, len(inputs)); err != nil {
+		return nil, err
 	}
 	var mask gorgonia.Value
 	if o.p.Masked {
@@ -114,8 +85,8 @@ func (o *Op) DiffWRT(inputs int) []bool {
 
 // SymDiff builds the backward node for the TapeMachine: dx from y and dy.
 func (o *Op) SymDiff(inputs gorgonia.Nodes, output, g *gorgonia.Node) (gorgonia.Nodes, error) {
-	if len(inputs) != o.Arity() {
-		return nil, fmt.Errorf("softmax: %v takes %d inputs, got %d", o.p, o.Arity(), len(inputs))
+	if err := o.sig().Check(o, len(inputs)); err != nil {
+		return nil, err
 	}
 	b, err := grad.New(o.p)
 	if err != nil {
@@ -136,8 +107,8 @@ func (o *Op) SymDiff(inputs gorgonia.Nodes, output, g *gorgonia.Node) (gorgonia.
 
 // DoDiff computes dx for the LispMachine and adds it to x's gradient.
 func (o *Op) DoDiff(ctx gorgonia.ExecutionContext, inputs gorgonia.Nodes, output *gorgonia.Node) error {
-	if len(inputs) != o.Arity() {
-		return fmt.Errorf("softmax: %v takes %d inputs, got %d", o.p, o.Arity(), len(inputs))
+	if err := o.sig().Check(o, len(inputs)); err != nil {
+		return err
 	}
 	dy, err := output.Grad()
 	if err != nil {

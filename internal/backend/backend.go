@@ -40,7 +40,7 @@ var (
 	cpu   Backend
 	accel Accelerator
 	// accelErr says why no accelerator is in use (compiled out, no device).
-	accelErr = fmt.Errorf("no GPU backend compiled in (build with -tags cu or -tags hip)")
+	accelErr = fmt.Errorf("no GPU backend compiled in; build with -tags cu or -tags hip")
 )
 
 // SetCPU installs the CPU backend; internal/cpu calls it from init.
