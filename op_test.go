@@ -60,22 +60,12 @@ func build(t *testing.T, p reference.Problem, dt tensor.Dtype) (*gorgonia.ExprGr
 	shape := tensor.Shape(p.Shape)
 	x := gorgonia.NewTensor(g, dt, len(shape), gorgonia.WithShape(shape...), gorgonia.WithName("x"),
 		gorgonia.WithValue(tensor.New(tensor.WithShape(shape...), tensor.WithBacking(floatsOf(dt, p.X)))))
-	var y *gorgonia.Node
-	var err error
-	switch {
-	case p.Mask != nil:
-		mask := gorgonia.NewTensor(g, tensor.Bool, len(shape), gorgonia.WithShape(p.MaskShape...), gorgonia.WithName("mask"),
+	var mask *gorgonia.Node
+	if p.Mask != nil {
+		mask = gorgonia.NewTensor(g, tensor.Bool, len(shape), gorgonia.WithShape(p.MaskShape...), gorgonia.WithName("mask"),
 			gorgonia.WithValue(tensor.New(tensor.WithShape(p.MaskShape...), tensor.WithBacking(append([]bool(nil), p.Mask...)))))
-		if p.Log {
-			y, err = softmax.MaskedLogSoftMax(x, mask, options(p)...)
-		} else {
-			y, err = softmax.MaskedSoftMax(x, mask, options(p)...)
-		}
-	case p.Log:
-		y, err = softmax.LogSoftMax(x, options(p)...)
-	default:
-		y, err = softmax.SoftMax(x, options(p)...)
 	}
+	y, err := function{masked: p.Mask != nil, log: p.Log}.node(x, mask, options(p)...)
 	if err != nil {
 		t.Fatalf("%+v: %v", p.Spec, err)
 	}

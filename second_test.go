@@ -20,30 +20,14 @@ func TestSecondOrderGraph(t *testing.T) {
 	v := []float64{0.7, 0.1, -1.3, 0.4, 2.2, -0.9, 1.1, 0.3, -0.6, 0.8}
 	maskT := tensor.New(tensor.WithShape(1, 5), tensor.WithBacking([]bool{true, true, false, true, true}))
 	opts := []softmax.Option{softmax.Scale(0.8)}
-	for _, c := range []struct {
-		name        string
-		masked, log bool
-	}{{"SoftMax", false, false}, {"LogSoftMax", false, true}, {"MaskedSoftMax", true, false}, {"MaskedLogSoftMax", true, true}} {
-		// eager: dL1/dx at x, with dy = w on kept outputs
+	for _, c := range functions {
+		// eager: dL1/dx at x, with dy = w
 		firstGrad := func(xv []float64) []float64 {
-			xt := dense64(shape, xv...)
-			var y, dx *tensor.Dense
-			var err error
-			dy := dense64(shape, w...)
-			switch {
-			case c.masked && c.log:
-				y, _ = softmax.MaskedLogSoftMaxTensor(xt, maskT, opts...)
-				dx, err = softmax.MaskedLogSoftMaxGrad(y, dy, maskT, opts...)
-			case c.masked:
-				y, _ = softmax.MaskedSoftMaxTensor(xt, maskT, opts...)
-				dx, err = softmax.MaskedSoftMaxGrad(y, dy, maskT, opts...)
-			case c.log:
-				y, _ = softmax.LogSoftMaxTensor(xt, opts...)
-				dx, err = softmax.LogSoftMaxGrad(y, dy, opts...)
-			default:
-				y, _ = softmax.SoftMaxTensor(xt, opts...)
-				dx, err = softmax.SoftMaxGrad(y, dy, opts...)
+			y, err := c.forward(dense64(shape, xv...), maskT, opts...)
+			if err != nil {
+				t.Fatal(err)
 			}
+			dx, err := c.grad(y, dense64(shape, w...), maskT, opts...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,18 +37,7 @@ func TestSecondOrderGraph(t *testing.T) {
 		g := gorgonia.NewGraph()
 		x := gorgonia.NewMatrix(g, tensor.Float64, gorgonia.WithShape(shape...), gorgonia.WithName("x"), gorgonia.WithValue(dense64(shape, x0...)))
 		mask := gorgonia.NewMatrix(g, tensor.Bool, gorgonia.WithShape(1, 5), gorgonia.WithName("mask"), gorgonia.WithValue(maskT))
-		var y *gorgonia.Node
-		var err error
-		switch {
-		case c.masked && c.log:
-			y, err = softmax.MaskedLogSoftMax(x, mask, opts...)
-		case c.masked:
-			y, err = softmax.MaskedSoftMax(x, mask, opts...)
-		case c.log:
-			y, err = softmax.LogSoftMax(x, opts...)
-		default:
-			y, err = softmax.SoftMax(x, opts...)
-		}
+		y, err := c.node(x, mask, opts...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -243,17 +243,7 @@ func TestBadInput(t *testing.T) {
 		}},
 	}
 	for _, c := range graphCases {
-		func() {
-			defer func() {
-				if r := recover(); r != nil {
-					t.Errorf("%s: panic %v", c.name, r)
-				}
-			}()
-			_, err := c.run()
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
-			}
-		}()
+		wantError(t, c.name, c.want, func() error { _, err := c.run(); return err })
 	}
 
 	good := dense64([]int{2, 3}, 1, 2, 3, 4, 5, 6)
@@ -280,21 +270,72 @@ func TestBadInput(t *testing.T) {
 		}},
 	}
 	for _, c := range eagerCases {
-		func() {
-			defer func() {
-				if r := recover(); r != nil {
-					t.Errorf("%s: panic %v", c.name, r)
-				}
-			}()
-			_, err := c.run()
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
-			}
-		}()
+		wantError(t, c.name, c.want, func() error { _, err := c.run(); return err })
 	}
 	if got := good.Data().([]float64); !approxEqual(got, before, 0) {
 		t.Errorf("input modified: %v", got)
 	}
+}
+
+// wantError checks that run returns an error containing want, and does not
+// panic.
+func wantError(t *testing.T, name, want string, run func() error) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != nil {
+			t.Errorf("%s: panic %v", name, r)
+		}
+	}()
+	if err := run(); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("%s: error %v, want one containing %q", name, err, want)
+	}
+}
+
+// function is one of the four public functions, in its eager form.
+type function struct {
+	name        string
+	masked, log bool
+}
+
+var functions = []function{{"SoftMax", false, false}, {"LogSoftMax", false, true}, {"MaskedSoftMax", true, false}, {"MaskedLogSoftMax", true, true}}
+
+// forward runs f's ...Tensor function (mask is ignored unless f is masked).
+func (f function) forward(x, mask *tensor.Dense, opts ...softmax.Option) (*tensor.Dense, error) {
+	switch {
+	case f.masked && f.log:
+		return softmax.MaskedLogSoftMaxTensor(x, mask, opts...)
+	case f.masked:
+		return softmax.MaskedSoftMaxTensor(x, mask, opts...)
+	case f.log:
+		return softmax.LogSoftMaxTensor(x, opts...)
+	}
+	return softmax.SoftMaxTensor(x, opts...)
+}
+
+// grad runs f's ...Grad function.
+func (f function) grad(y, dy, mask *tensor.Dense, opts ...softmax.Option) (*tensor.Dense, error) {
+	switch {
+	case f.masked && f.log:
+		return softmax.MaskedLogSoftMaxGrad(y, dy, mask, opts...)
+	case f.masked:
+		return softmax.MaskedSoftMaxGrad(y, dy, mask, opts...)
+	case f.log:
+		return softmax.LogSoftMaxGrad(y, dy, opts...)
+	}
+	return softmax.SoftMaxGrad(y, dy, opts...)
+}
+
+// node applies f's graph function.
+func (f function) node(x, mask *gorgonia.Node, opts ...softmax.Option) (*gorgonia.Node, error) {
+	switch {
+	case f.masked && f.log:
+		return softmax.MaskedLogSoftMax(x, mask, opts...)
+	case f.masked:
+		return softmax.MaskedSoftMax(x, mask, opts...)
+	case f.log:
+		return softmax.LogSoftMax(x, opts...)
+	}
+	return softmax.SoftMax(x, opts...)
 }
 
 // TestNumericalGradient checks each function's gradient against central
@@ -306,29 +347,12 @@ func TestNumericalGradient(t *testing.T) {
 	w := []float64{1, -2, 0.5, 3, -1, 2, 0.25, -0.5, 1.5, -3, 2.5, 1,
 		-1.5, 0.75, 2, -0.25, 1.25, -2.5, 0.5, 3, -1, 0.1, 1.7, -0.9}
 	maskT := tensor.New(tensor.WithShape(2, 1, 4), tensor.WithBacking([]bool{true, true, false, true, true, false, true, true}))
-	type fn struct {
-		name   string
-		masked bool
-		log    bool
-	}
 	opts := []softmax.Option{softmax.Scale(0.7), softmax.Causal(1)}
-	for _, f := range []fn{{"SoftMax", false, false}, {"LogSoftMax", false, true}, {"MaskedSoftMax", true, false}, {"MaskedLogSoftMax", true, true}} {
-		// loss(x) = sum(w * g(y)), g = identity for softmax, exp-free
-		// clamp for log (masked log outputs are -Inf: weight them by 0).
+	for _, f := range functions {
+		// loss(x) = sum(w * y) over finite outputs (masked log outputs are
+		// -Inf and constant).
 		loss := func(xv []float64) float64 {
-			xt := dense64(shape, xv...)
-			var y *tensor.Dense
-			var err error
-			switch {
-			case f.masked && f.log:
-				y, err = softmax.MaskedLogSoftMaxTensor(xt, maskT, opts...)
-			case f.masked:
-				y, err = softmax.MaskedSoftMaxTensor(xt, maskT, opts...)
-			case f.log:
-				y, err = softmax.LogSoftMaxTensor(xt, opts...)
-			default:
-				y, err = softmax.SoftMaxTensor(xt, opts...)
-			}
+			y, err := f.forward(dense64(shape, xv...), maskT, opts...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -340,37 +364,17 @@ func TestNumericalGradient(t *testing.T) {
 			}
 			return s
 		}
-		xt := dense64(shape, x...)
-		var y, dx *tensor.Dense
-		var err error
-		// dy = w on finite outputs, 0 on masked ones
-		dyv := make([]float64, len(w))
-		switch {
-		case f.masked && f.log:
-			y, _ = softmax.MaskedLogSoftMaxTensor(xt, maskT, opts...)
-		case f.masked:
-			y, _ = softmax.MaskedSoftMaxTensor(xt, maskT, opts...)
-		case f.log:
-			y, _ = softmax.LogSoftMaxTensor(xt, opts...)
-		default:
-			y, _ = softmax.SoftMaxTensor(xt, opts...)
+		y, err := f.forward(dense64(shape, x...), maskT, opts...)
+		if err != nil {
+			t.Fatal(err)
 		}
+		dyv := make([]float64, len(w)) // w on finite outputs, 0 on masked ones
 		for i, v := range y.Data().([]float64) {
 			if !math.IsInf(v, -1) {
 				dyv[i] = w[i]
 			}
 		}
-		dy := dense64(shape, dyv...)
-		switch {
-		case f.masked && f.log:
-			dx, err = softmax.MaskedLogSoftMaxGrad(y, dy, maskT, opts...)
-		case f.masked:
-			dx, err = softmax.MaskedSoftMaxGrad(y, dy, maskT, opts...)
-		case f.log:
-			dx, err = softmax.LogSoftMaxGrad(y, dy, opts...)
-		default:
-			dx, err = softmax.SoftMaxGrad(y, dy, opts...)
-		}
+		dx, err := f.grad(y, dense64(shape, dyv...), maskT, opts...)
 		if err != nil {
 			t.Fatal(err)
 		}
