@@ -118,7 +118,7 @@ __device__ __forceinline__ void store_pack(T* p, i64 col, i64 n, bool vec, const
 
 // View is one problem. Mask element of x's element (o, k, i) is at
 // mask_row(o) + k*mstride + mask_inner(i); the outer and inner indices are
-// decomposed over up to 4 and 2 (size, stride) dimensions, innermost first,
+// each decomposed over up to 4 (size, stride) dimensions, innermost first,
 // which the Go side gets by merging x's dimensions.
 struct View {
 	i64 rows, n, inner;
@@ -128,7 +128,7 @@ struct View {
 	const unsigned char* mask;      // nullptr: no mask
 	i64 mstride;
 	i64 mo_size[4], mo_stride[4];
-	i64 mi_size[2], mi_stride[2];
+	i64 mi_size[4], mi_stride[4];
 
 	__device__ __forceinline__ i64 mask_row(i64 o) const {
 		i64 off = 0;
@@ -142,7 +142,7 @@ struct View {
 	__device__ __forceinline__ i64 mask_inner(i64 i) const {
 		i64 off = 0;
 #pragma unroll
-		for (int d = 0; d < 2; ++d) {
+		for (int d = 0; d < 4; ++d) {
 			off += (i % mi_size[d]) * mi_stride[d];
 			i /= mi_size[d];
 		}
@@ -168,14 +168,16 @@ struct View {
 	i64 rows, i64 n, i64 inner, double scale, i64 log, i64 causal_rows, i64 causal_offset,  \
 	    const unsigned char *mask, i64 mstride, i64 mo_size0, i64 mo_size1, i64 mo_size2,    \
 	    i64 mo_size3, i64 mo_stride0, i64 mo_stride1, i64 mo_stride2, i64 mo_stride3,         \
-	    i64 mi_size0, i64 mi_size1, i64 mi_stride0, i64 mi_stride1
+	    i64 mi_size0, i64 mi_size1, i64 mi_size2, i64 mi_size3, i64 mi_stride0, i64 mi_stride1, \
+	    i64 mi_stride2, i64 mi_stride3
 #define SM_EXTRA_PARAMS void *work, i64 vec, i64 group, i64 chunk, i64 splits
 #define SM_VIEW()                                                                            \
 	View {                                                                                  \
 		rows, n, inner, scale, log != 0, causal_rows, causal_offset, mask, mstride,         \
 		    {mo_size0, mo_size1, mo_size2, mo_size3},                                       \
-		    {mo_stride0, mo_stride1, mo_stride2, mo_stride3}, {mi_size0, mi_size1},         \
-		    {mi_stride0, mi_stride1}                                                        \
+		    {mo_stride0, mo_stride1, mo_stride2, mo_stride3},                               \
+		    {mi_size0, mi_size1, mi_size2, mi_size3},                                       \
+		    {mi_stride0, mi_stride1, mi_stride2, mi_stride3}                                \
 	}
 
 // ------------------------------------------------------------ reductions --
@@ -770,12 +772,18 @@ __device__ __forceinline__ void bwd_split_apply(const T* y, const T* dy, T* dx, 
 // (o, i) walks k; neighbouring threads take neighbouring i, so each step of
 // k is one coalesced access across the warp and nothing is transposed.
 // Online (max, sum), then a second read to write. Also correct for
-// inner == 1 (the tests run it there). Limit: few (o, i) pairs with long n
-// leave the GPU idle (issue 6).
+// inner == 1 (the tests run it there). One thread sums a whole row, so
+// float32 runs this tier's math in float64 (Wide): a float32 running sum
+// over 40000 terms is off by about 1e-5. Limit: few (o, i) pairs with long
+// n leave the GPU idle (issue 6).
+
+template <typename T> struct Wide { typedef T type; };
+template <> struct Wide<float> { typedef double type; };
 
 template <typename T>
 __device__ __forceinline__ void fwd_inner(const T* x, T* y, const View& v) {
-	typedef typename Num<T>::acc A;
+	typedef typename Wide<T>::type C; // the element type the math runs in
+	typedef typename Num<C>::acc A;
 	const i64 total = v.rows * v.inner;
 	for (i64 t = blockIdx.x * (i64)blockDim.x + threadIdx.x; t < total; t += gridDim.x * (i64)blockDim.x) {
 		const i64 o = t / v.inner, i = t % v.inner;
@@ -783,17 +791,21 @@ __device__ __forceinline__ void fwd_inner(const T* x, T* y, const View& v) {
 		const i64 kept = v.kept(o), mbase = v.mask ? v.mask_row(o) + v.mask_inner(i) : 0;
 		Stats<A> st = stats_init<A>();
 		for (i64 k = 0; k < v.n; ++k)
-			if (v.keeps(mbase, kept, k)) add_online<T>(st, Num<T>::in(x[base + k * v.inner]), v.scale);
+			if (v.keeps(mbase, kept, k)) add_online<C>(st, Num<C>::in(C(x[base + k * v.inner])), v.scale);
 		Fin<A> f = finish(st);
 		set_sum(f, st.s);
-		for (i64 k = 0; k < v.n; ++k)
-			y[base + k * v.inner] = Num<T>::out(fwd_out<T>(v, v.keeps(mbase, kept, k), Num<T>::in(x[base + k * v.inner]), f));
+		for (i64 k = 0; k < v.n; ++k) {
+			const i64 e = base + k * v.inner;
+			const A out = fwd_out<C>(v, v.keeps(mbase, kept, k), Num<C>::in(C(x[e])), f);
+			y[e] = Num<T>::out((typename Num<T>::acc)out);
+		}
 	}
 }
 
 template <typename T>
 __device__ __forceinline__ void bwd_inner(const T* y, const T* dy, T* dx, const View& v) {
-	typedef typename Num<T>::acc A;
+	typedef typename Wide<T>::type C;
+	typedef typename Num<C>::acc A;
 	const i64 total = v.rows * v.inner;
 	for (i64 t = blockIdx.x * (i64)blockDim.x + threadIdx.x; t < total; t += gridDim.x * (i64)blockDim.x) {
 		const i64 o = t / v.inner, i = t % v.inner;
@@ -802,11 +814,12 @@ __device__ __forceinline__ void bwd_inner(const T* y, const T* dy, T* dx, const 
 		GradStats<A> g{A(0), 0};
 		for (i64 k = 0; k < v.n; ++k) {
 			const i64 e = base + k * v.inner;
-			if (v.keeps(mbase, kept, k)) grad_add(v, g, Num<T>::in(y[e]), Num<T>::in(dy[e]));
+			if (v.keeps(mbase, kept, k)) grad_add(v, g, Num<C>::in(C(y[e])), Num<C>::in(C(dy[e])));
 		}
 		for (i64 k = 0; k < v.n; ++k) {
 			const i64 e = base + k * v.inner;
-			dx[e] = Num<T>::out(grad_out<T>(v, v.keeps(mbase, kept, k), Num<T>::in(y[e]), Num<T>::in(dy[e]), g));
+			const A out = grad_out<C>(v, v.keeps(mbase, kept, k), Num<C>::in(C(y[e])), Num<C>::in(C(dy[e])), g);
+			dx[e] = Num<T>::out((typename Num<T>::acc)out);
 		}
 	}
 }
