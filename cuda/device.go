@@ -1,0 +1,232 @@
+//go:build cu
+
+package cuda
+
+// #cgo LDFLAGS: -lcuda
+// #include <cuda.h>
+//
+// static CUresult setMaxDynamicShared(CUfunction fn, int bytes) {
+// 	return cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
+// }
+import "C"
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"unsafe"
+
+	"gorgonia.org/cu"
+
+	"github.com/gosoftmax/softmax/cukernels"
+)
+
+// Device is one GPU with the softmax kernels loaded. CUDA contexts are
+// current per OS thread and goroutines move between threads, so a Device
+// owns one goroutine locked to one OS thread with the device's primary
+// context current, and every CUDA call runs there: any goroutine may call
+// any method at any time, and calls are served one at a time.
+type Device struct {
+	calls chan func()
+
+	// Read on the device thread only, after start.
+	dev       cu.Device
+	ctx       cu.CUContext
+	mod       cu.Module
+	kernels   map[string]*kernel
+	sms       int // multiprocessors
+	smemOptin int // shared memory per block after opting in, bytes
+	l2        int // L2 cache, bytes
+	work      cu.DevicePtr
+	workBytes int64
+}
+
+// kernel is one loaded entry point and what launching it needs.
+type kernel struct {
+	name       string
+	fn         cu.Function
+	maxThreads int // per block, from the function's registers
+	dynSmem    int // largest dynamic shared memory a launch may ask for
+}
+
+var (
+	openOnce  sync.Once
+	openDev   *Device
+	openErr   error
+	attrOptin = cu.DeviceAttribute(C.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+)
+
+// Default returns device 0, starting it on first use: its thread, its
+// primary context and the kernels. Later calls return the same Device, or
+// the same error.
+func Default() (*Device, error) {
+	openOnce.Do(func() { openDev, openErr = start(0) })
+	return openDev, openErr
+}
+
+func start(ordinal int) (*Device, error) {
+	d := &Device{calls: make(chan func())}
+	ready := make(chan error)
+	go d.serve(ordinal, ready)
+	if err := <-ready; err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// serve is the device thread: it never unlocks, so the context stays
+// current on it for the life of the program.
+func (d *Device) serve(ordinal int, ready chan<- error) {
+	runtime.LockOSThread()
+	err := d.init(ordinal)
+	ready <- err
+	if err != nil {
+		return
+	}
+	for f := range d.calls {
+		f()
+	}
+}
+
+// do runs f on the device thread and returns its error.
+func (d *Device) do(f func() error) error {
+	done := make(chan error, 1)
+	d.calls <- func() { done <- f() }
+	return <-done
+}
+
+func (d *Device) init(ordinal int) error {
+	var err error
+	if d.dev, err = cu.GetDevice(ordinal); err != nil {
+		return fmt.Errorf("cuda: device %d: %w", ordinal, err)
+	}
+	if d.ctx, err = d.dev.RetainPrimaryCtx(); err != nil {
+		return fmt.Errorf("cuda: primary context of device %d: %w", ordinal, err)
+	}
+	if err = cu.SetCurrentContext(d.ctx); err != nil {
+		return fmt.Errorf("cuda: making the context current: %w", err)
+	}
+	for _, a := range []struct {
+		attr cu.DeviceAttribute
+		dst  *int
+		name string
+	}{
+		{cu.MultiprocessorCount, &d.sms, "multiprocessor count"},
+		{attrOptin, &d.smemOptin, "shared memory per block (opt-in)"},
+		{cu.L2CacheSize, &d.l2, "L2 cache size"},
+	} {
+		if *a.dst, err = d.dev.Attribute(a.attr); err != nil {
+			return fmt.Errorf("cuda: reading the %s: %w", a.name, err)
+		}
+	}
+	if d.mod, err = cu.LoadData(cukernels.Fatbin); err != nil {
+		return fmt.Errorf("cuda: loading the kernel fatbin (%d bytes): %w", len(cukernels.Fatbin), err)
+	}
+	d.kernels = make(map[string]*kernel)
+	for _, name := range kernelNames() {
+		k := &kernel{name: name}
+		if k.fn, err = d.mod.Function(name); err != nil {
+			return fmt.Errorf("cuda: kernel %s: %w", name, err)
+		}
+		if k.maxThreads, err = k.fn.Attribute(cu.FnMaxThreadsPerBlock); err != nil {
+			return fmt.Errorf("cuda: kernel %s: max threads: %w", name, err)
+		}
+		static, err := k.fn.Attribute(cu.SharedSizeBytes)
+		if err != nil {
+			return fmt.Errorf("cuda: kernel %s: static shared memory: %w", name, err)
+		}
+		k.dynSmem = 48<<10 - static
+		if d.smemOptin-static > k.dynSmem {
+			fn := *(*C.CUfunction)(unsafe.Pointer(&k.fn))
+			if r := C.setMaxDynamicShared(fn, C.int(d.smemOptin-static)); r != C.CUDA_SUCCESS {
+				return fmt.Errorf("cuda: kernel %s: raising its shared memory to %d bytes: CUresult %d", name, d.smemOptin-static, int(r))
+			}
+			k.dynSmem = d.smemOptin - static
+		}
+		d.kernels[name] = k
+	}
+	return nil
+}
+
+// workspace returns device memory of at least n bytes for split rows,
+// reused across calls (calls run one at a time on the device thread).
+func (d *Device) workspace(n int64) (cu.DevicePtr, error) {
+	if n <= d.workBytes {
+		return d.work, nil
+	}
+	if d.workBytes > 0 {
+		if err := cu.MemFree(d.work); err != nil {
+			return 0, fmt.Errorf("cuda: freeing the workspace: %w", err)
+		}
+		d.work, d.workBytes = 0, 0
+	}
+	p, err := cu.MemAlloc(n)
+	if err != nil {
+		return 0, fmt.Errorf("cuda: allocating a %d-byte workspace: %w", n, err)
+	}
+	d.work, d.workBytes = p, n
+	return p, nil
+}
+
+// Name is the device's name.
+func (d *Device) Name() (string, error) {
+	var name string
+	err := d.do(func() (err error) { name, err = d.dev.Name(); return err })
+	return name, err
+}
+
+// Alloc allocates n bytes of device memory in the device's context.
+func (d *Device) Alloc(n int) (cu.DevicePtr, error) {
+	var p cu.DevicePtr
+	err := d.do(func() (err error) {
+		if p, err = cu.MemAlloc(int64(n)); err != nil {
+			return fmt.Errorf("cuda: allocating %d bytes: %w", n, err)
+		}
+		return nil
+	})
+	return p, err
+}
+
+// Free frees memory from Alloc.
+func (d *Device) Free(p cu.DevicePtr) error {
+	return d.do(func() error {
+		if err := cu.MemFree(p); err != nil {
+			return fmt.Errorf("cuda: freeing %v: %w", p, err)
+		}
+		return nil
+	})
+}
+
+// Upload copies src to device memory at dst. T is the element type in
+// host memory: float32, float64, uint16 (the bits of float16 or bfloat16),
+// bool or byte (a mask).
+func Upload[T any](d *Device, dst cu.DevicePtr, src []T) error {
+	if len(src) == 0 {
+		return nil
+	}
+	return d.do(func() error {
+		n := int64(len(src)) * int64(unsafe.Sizeof(src[0]))
+		err := cu.MemcpyHtoD(dst, unsafe.Pointer(&src[0]), n)
+		runtime.KeepAlive(src)
+		if err != nil {
+			return fmt.Errorf("cuda: copying %d bytes to the device: %w", n, err)
+		}
+		return nil
+	})
+}
+
+// Download copies device memory at src into dst.
+func Download[T any](d *Device, dst []T, src cu.DevicePtr) error {
+	if len(dst) == 0 {
+		return nil
+	}
+	return d.do(func() error {
+		n := int64(len(dst)) * int64(unsafe.Sizeof(dst[0]))
+		err := cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), src, n)
+		runtime.KeepAlive(dst)
+		if err != nil {
+			return fmt.Errorf("cuda: copying %d bytes from the device: %w", n, err)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# cuda-gpu-test.sh runs the `cu` test binaries on a machine with a GPU: the
+# whole suite, then compute-sanitizer memcheck and racecheck over its short
+# form. Build the binaries first, where the toolchain is:
+#
+#   eval "$(bash scripts/cuda-sdk.sh)"
+#   go test -c -tags cu -o bin/cuda.test ./cuda
+#   bash scripts/cuda-gpu-test.sh [LOGDIR]      (on the GPU machine)
+#
+# Logs go to LOGDIR (default $OUT, or bin/gpu-logs); a short summary is
+# printed last. The exit status is non-zero if anything failed.
+set -uo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+logs=${1:-${OUT:-$repo/bin/gpu-logs}}
+mkdir -p "$logs"
+bin=$repo/bin/cuda.test
+status=0
+summary=()
+
+step() { # name timeout command...
+	local name=$1 limit=$2
+	shift 2
+	local t0=$SECONDS
+	timeout "$limit" "$@" >"$logs/$name.log" 2>&1
+	local rc=$?
+	[ $rc -ne 0 ] && status=1
+	summary+=("$(printf '%-10s rc=%-3s %4ss  %s' "$name" "$rc" "$((SECONDS - t0))" "$(grep -E '^(ok|FAIL|PASS)|ERROR SUMMARY|RACECHECK SUMMARY' "$logs/$name.log" | tr '\n' ' ' | cut -c1-150)")")
+}
+
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >"$logs/gpu.txt" 2>&1
+step tests 200 "$bin" -test.v -test.count=1 -test.run GPU
+step memcheck 240 compute-sanitizer --tool memcheck --error-exitcode 9 "$bin" -test.short -test.count=1 -test.run GPU
+step racecheck 120 compute-sanitizer --tool racecheck --error-exitcode 9 "$bin" -test.short -test.count=1 -test.run 'GPU(TierBoundaries|SharedMemoryBoundary|Split)'
+
+echo "== failures (first 30) =="
+grep -hE -- '--- FAIL|cuda_test.go:[0-9]+:' "$logs/tests.log" | head -30 | cut -c1-400
+grep -hE '^=+ (ERROR|Invalid|Race)' "$logs/memcheck.log" "$logs/racecheck.log" | sort | uniq -c | head -10
+echo "== summary $(date -u +%FT%TZ) $(cat "$logs/gpu.txt") =="
+printf '%s\n' "${summary[@]}"
+exit $status
