@@ -9,8 +9,11 @@ import "math"
 
 // maxOf returns the largest element of x, NaN if any is NaN, -Inf if empty.
 func maxOf[T float](x []T) T {
-	if x32, ok := any(x).([]float32); ok {
-		return T(max32(x32))
+	switch x := any(x).(type) {
+	case []float32:
+		return T(max32(x))
+	case []float64:
+		return T(max64(x))
 	}
 	return maxGo(x)
 }
@@ -31,13 +34,16 @@ func maxGo[T float](x []T) T {
 	return max(m0, m1, m2, m3)
 }
 
-// expStore sets y[k] = exp(s*(x[k]-m)) and returns the sum; y == nil only
-// sums (log-softmax). m is finite and >= every x[k].
-func expStore[T float](x, y []T, m, s float64) float64 {
+// expStore sets y[k] = exp(s*(x[k]-m)) (y == nil: only sums, for
+// log-softmax). It returns the sum as rest + ones, where ones counts the
+// elements equal to m (each exactly 1) when the dtype keeps them apart
+// (float64), so log-softmax can take log1p(rest/ones); float32 returns the
+// whole sum in rest. m is finite and >= every x[k].
+func expStore[T float](x, y []T, m, s float64) (rest, ones float64) {
 	switch x := any(x).(type) {
 	case []float32:
 		y, _ := any(y).([]float32)
-		return expStore32(x, y, m, s)
+		return expStore32(x, y, m, s), 0
 	case []float64:
 		y, _ := any(y).([]float64)
 		return expStore64(x, y, m, s)
@@ -45,28 +51,25 @@ func expStore[T float](x, y []T, m, s float64) float64 {
 	panic("unreachable")
 }
 
-func expStore64(x, y []float64, m, s float64) float64 {
-	var s0, s1 float64
-	if y == nil {
-		for _, v := range x {
-			s0 += math.Exp((v - m) * s)
+func expStore64Go(x, y []float64, m, s float64) (rest, ones float64) {
+	if y != nil {
+		y = y[:len(x)]
+	}
+	for k, v := range x {
+		if v == m {
+			ones++
+			if y != nil {
+				y[k] = 1
+			}
+			continue
 		}
-		return s0
+		e := math.Exp((v - m) * s)
+		rest += e
+		if y != nil {
+			y[k] = e
+		}
 	}
-	y = y[:len(x)]
-	k := 0
-	for ; k+2 <= len(x); k += 2 {
-		e0, e1 := math.Exp((x[k]-m)*s), math.Exp((x[k+1]-m)*s)
-		y[k], y[k+1] = e0, e1
-		s0 += e0
-		s1 += e1
-	}
-	for ; k < len(x); k++ {
-		e := math.Exp((x[k] - m) * s)
-		y[k] = e
-		s0 += e
-	}
-	return s0 + s1
+	return rest, ones
 }
 
 // expStoreGo is exp32 inlined; see exp32 for the method and its accuracy.

@@ -52,6 +52,15 @@ func maxAVX512(x []float32) (m float32, nan bool)
 
 func xcr0AVX512() bool
 
+//go:noescape
+func expStore64AVX512(x, y []float64, m, s float64) (rest, ones float64)
+
+//go:noescape
+func expSum64AVX512(x []float64, m, s float64) (rest, ones float64)
+
+//go:noescape
+func max64AVX512(x []float64) (m float64, nan bool)
+
 var (
 	hasAVX2   = detectAVX2()
 	hasAVX512 = hasAVX2 && detectAVX512()
@@ -178,4 +187,31 @@ func logGrad32(y, dy, dx []float32, c, s float64) {
 		logGradAVX2(y[:n], dy[:n], dx[:n], float32(c), float32(s))
 	}
 	logGradGo(y[n:], dy[n:len(y)], dx[n:len(y)], c, s)
+}
+
+func max64(x []float64) float64 {
+	n := len(x) &^ 7
+	if !hasAVX512 || n == 0 {
+		return maxGo(x)
+	}
+	m, nan := max64AVX512(x[:n])
+	if nan {
+		return math.NaN()
+	}
+	return max(m, maxGo(x[n:]))
+}
+
+func expStore64(x, y []float64, m, s float64) (rest, ones float64) {
+	n := len(x) &^ 7
+	if !hasAVX512 || n == 0 {
+		return expStore64Go(x, y, m, s)
+	}
+	if y == nil {
+		rest, ones = expSum64AVX512(x[:n], m, s)
+	} else {
+		rest, ones = expStore64AVX512(x[:n], y[:n], m, s)
+		y = y[n:len(x)]
+	}
+	r, o := expStore64Go(x[n:], y, m, s)
+	return rest + r, ones + o
 }

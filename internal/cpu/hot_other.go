@@ -19,3 +19,6 @@ func dot32(a, b []float32) float64                    { return dotGo(a, b) }
 func sum32(a []float32) float64                       { return sumGo(a) }
 func softmaxGrad32(y, dy, dx []float32, c, s float64) { softmaxGradGo(y, dy, dx, c, s) }
 func logGrad32(y, dy, dx []float32, c, s float64)     { logGradGo(y, dy, dx, c, s) }
+
+func max64(x []float64) float64                                    { return maxGo(x) }
+func expStore64(x, y []float64, m, s float64) (rest, ones float64) { return expStore64Go(x, y, m, s) }

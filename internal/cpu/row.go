@@ -12,8 +12,21 @@ type float interface{ ~float32 | ~float64 }
 const block = 4096
 
 // part is one block's maximum (scaled units not applied) and its sum of
-// exp(scale*(x-max)) over kept elements.
-type part struct{ max, sum float64 }
+// exp(scale*(x-max)) over kept elements, as ones (the count of elements
+// equal to the maximum, where kept apart) plus the rest.
+type part struct{ max, ones, rest float64 }
+
+// sum is the block's whole sum.
+func (p part) sum() float64 { return p.ones + p.rest }
+
+// logSum is log(sum) accurate to an ulp or so even when the sum is close to
+// 1 (one dominant element: log-softmax outputs near 0).
+func (p part) logSum() float64 {
+	if p.ones > 0 {
+		return math.Log(p.ones) + math.Log1p(p.rest/p.ones)
+	}
+	return math.Log(p.rest)
+}
 
 // row is one row of the reduced axis, contiguous in memory.
 type row[T float] struct {
@@ -57,26 +70,31 @@ func (r *row[T]) stats(lo, hi int) part {
 		return part{max: mf}
 	}
 	s := r.scale
-	var sum float64
+	p := part{max: mf}
 	switch {
 	case r.mask == nil && r.log:
-		sum = expStore(x[lo:end], nil, mf, s)
+		p.rest, p.ones = expStore(x[lo:end], nil, mf, s)
 	case r.mask == nil:
-		sum = expStore(x[lo:end], y[lo:end], mf, s)
+		p.rest, p.ones = expStore(x[lo:end], y[lo:end], mf, s)
 		clear(y[end:hi])
 	default:
 		for k := lo; k < hi; k++ {
 			var e T
-			if r.keep(k) {
+			switch {
+			case !r.keep(k):
+			case x[k] == m:
+				e = 1
+				p.ones++
+			default:
 				e = exp[T]((float64(x[k]) - mf) * s)
-				sum += float64(e)
+				p.rest += float64(e)
 			}
 			if !r.log {
 				y[k] = e
 			}
 		}
 	}
-	return part{mf, sum}
+	return p
 }
 
 // combine folds block parts into the row's maximum and sum.
@@ -89,8 +107,12 @@ func (r *row[T]) combine(parts []part) part {
 		return total
 	}
 	for _, p := range parts {
-		if p.sum != 0 {
-			total.sum += p.sum * math.Exp((p.max-total.max)*r.scale)
+		switch {
+		case p.max == total.max:
+			total.ones += p.ones
+			total.rest += p.rest
+		case p.sum() != 0:
+			total.rest += p.sum() * math.Exp((p.max-total.max)*r.scale)
 		}
 	}
 	return total
@@ -101,15 +123,15 @@ func (r *row[T]) combine(parts []part) part {
 func (r *row[T]) apply(lo, hi int, own, total part) {
 	x, y := r.x, r.y
 	if !r.log {
-		f := T(math.Exp((own.max-total.max)*r.scale) / total.sum)
-		if own.sum == 0 {
+		f := T(math.Exp((own.max-total.max)*r.scale) / total.sum())
+		if own.sum() == 0 {
 			f = 0
 		}
 		scale(y[lo:hi], f)
 		return
 	}
 	// Both terms are <= 0, so the subtraction never cancels.
-	m, s, lse := total.max, r.scale, math.Log(total.sum)
+	m, s, lse := total.max, r.scale, total.logSum()
 	ninf := T(math.Inf(-1))
 	if r.mask == nil {
 		end := max(lo, min(hi, r.kept))

@@ -124,20 +124,28 @@ func Forward(s Spec, x []float64) []float64 {
 		if nan || infs > 0 || math.IsInf(m, -1) {
 			return
 		}
-		sum := 0.0
+		// The sum is ones (entries equal to the maximum, exactly 1 each)
+		// plus the rest, so that log(sum) = log(ones) + log1p(rest/ones)
+		// stays accurate when one entry dominates and the sum is near 1.
+		ones, rest := 0.0, 0.0
 		for j, i := range idx {
-			if kept[j] {
-				sum += math.Exp(s.Scale * (x[i] - m))
+			switch {
+			case !kept[j]:
+			case x[i] == m:
+				ones++
+			default:
+				rest += math.Exp(s.Scale * (x[i] - m))
 			}
 		}
+		logSum := math.Log(ones) + math.Log1p(rest/ones)
 		for j, i := range idx {
 			if !kept[j] {
 				continue
 			}
 			if s.Log {
-				y[i] = s.Scale*(x[i]-m) - math.Log(sum)
+				y[i] = s.Scale*(x[i]-m) - logSum
 			} else {
-				y[i] = math.Exp(s.Scale*(x[i]-m)) / sum
+				y[i] = math.Exp(s.Scale*(x[i]-m)) / (ones + rest)
 			}
 		}
 	})
