@@ -140,8 +140,11 @@ func logApplyGo[T float](x, y []T, m, s, lse float64) {
 
 // dot is the float64 sum of a[k]*b[k].
 func dot[T float](a, b []T) float64 {
-	if a32, ok := any(a).([]float32); ok {
-		return dot32(a32, any(b).([]float32))
+	switch a := any(a).(type) {
+	case []float32:
+		return dot32(a, any(b).([]float32))
+	case []float64:
+		return dot64(a, any(b).([]float64))
 	}
 	return dotGo(a, b)
 }
@@ -162,8 +165,11 @@ func dotGo[T float](a, b []T) float64 {
 
 // sum is the float64 sum of a.
 func sum[T float](a []T) float64 {
-	if a32, ok := any(a).([]float32); ok {
-		return sum32(a32)
+	switch a := any(a).(type) {
+	case []float32:
+		return sum32(a)
+	case []float64:
+		return sum64(a)
 	}
 	return sumGo(a)
 }
@@ -178,11 +184,14 @@ func sumGo[T float](a []T) float64 {
 
 // softmaxGrad sets dx = (dy - c) * y * s.
 func softmaxGrad[T float](y, dy, dx []T, c, s float64) {
-	if y32, ok := any(y).([]float32); ok {
-		softmaxGrad32(y32, any(dy).([]float32), any(dx).([]float32), c, s)
-		return
+	switch yy := any(y).(type) {
+	case []float32:
+		softmaxGrad32(yy, any(dy).([]float32), any(dx).([]float32), c, s)
+	case []float64:
+		softmaxGrad64(yy, any(dy).([]float64), any(dx).([]float64), c, s)
+	default:
+		softmaxGradGo(y, dy, dx, c, s)
 	}
-	softmaxGradGo(y, dy, dx, c, s)
 }
 
 func softmaxGradGo[T float](y, dy, dx []T, c, s float64) {
@@ -194,11 +203,14 @@ func softmaxGradGo[T float](y, dy, dx []T, c, s float64) {
 
 // logGrad sets dx = (dy - exp(y)*c) * s.
 func logGrad[T float](y, dy, dx []T, c, s float64) {
-	if y32, ok := any(y).([]float32); ok {
-		logGrad32(y32, any(dy).([]float32), any(dx).([]float32), c, s)
-		return
+	switch yy := any(y).(type) {
+	case []float32:
+		logGrad32(yy, any(dy).([]float32), any(dx).([]float32), c, s)
+	case []float64:
+		logGrad64(yy, any(dy).([]float64), any(dx).([]float64), c, s)
+	default:
+		logGradGo(y, dy, dx, c, s)
 	}
-	logGradGo(y, dy, dx, c, s)
 }
 
 func logGradGo[T float](y, dy, dx []T, c, s float64) {

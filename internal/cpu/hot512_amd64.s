@@ -167,3 +167,31 @@ TEXT ·xcr0AVX512(SB), NOSPLIT, $0-1
 	CMPL AX, $0xe6
 	SETEQ ret+0(FP)
 	RET
+
+// func logGradAVX512(y, dy, dx []float32, c, s float32)
+// dx = (dy - exp(y)*c) * s. len(y) is a positive multiple of 16; dy, dx at least as long.
+TEXT ·logGradAVX512(SB), NOSPLIT, $0-80
+	MOVQ y_base+0(FP), SI
+	MOVQ y_len+8(FP), CX
+	MOVQ dy_base+24(FP), BX
+	MOVQ dx_base+48(FP), DI
+	LOADCONSTS
+	VXORPS Z15, Z15, Z15 // EXP16's shift: 0
+	VMOVAPS Z24, Z14     // EXP16's scale: 1
+	VBROADCASTSS c+72(FP), Z10
+	VBROADCASTSS s+76(FP), Z9
+
+lgrad512loop:
+	VMOVUPS (SI), Z0
+	EXP16
+	VMOVUPS (BX), Z0
+	VFNMADD231PS Z10, Z3, Z0
+	VMULPS Z9, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, BX
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ  lgrad512loop
+	VZEROUPPER
+	RET

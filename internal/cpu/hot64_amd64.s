@@ -182,3 +182,94 @@ max64done:
 	SETNE nan+32(FP)
 	VZEROUPPER
 	RET
+
+// func dot64AVX512(a, b []float64) float64
+// len(a) is a positive multiple of 8, len(b) >= len(a).
+TEXT ·dot64AVX512(SB), NOSPLIT, $0-56
+	MOVQ a_base+0(FP), SI
+	MOVQ a_len+8(FP), CX
+	MOVQ b_base+24(FP), DI
+	VXORPD Z11, Z11, Z11
+	VXORPD Z12, Z12, Z12
+
+dot64loop:
+	VMOVUPD (SI), Z0
+	VFMADD231PD (DI), Z0, Z11
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JNZ  dot64loop
+	HSUM64
+	MOVSD X11, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func sum64AVX512(a []float64) float64
+// len(a) is a positive multiple of 8.
+TEXT ·sum64AVX512(SB), NOSPLIT, $0-32
+	MOVQ a_base+0(FP), SI
+	MOVQ a_len+8(FP), CX
+	VXORPD Z11, Z11, Z11
+	VXORPD Z12, Z12, Z12
+
+sum64loop:
+	VADDPD (SI), Z11, Z11
+	ADDQ $64, SI
+	SUBQ $8, CX
+	JNZ  sum64loop
+	HSUM64
+	MOVSD X11, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func softmaxGrad64AVX512(y, dy, dx []float64, c, s float64)
+// dx = y * (dy - c) * s. len(y) is a positive multiple of 8; dy, dx at least as long.
+TEXT ·softmaxGrad64AVX512(SB), NOSPLIT, $0-88
+	MOVQ y_base+0(FP), SI
+	MOVQ y_len+8(FP), CX
+	MOVQ dy_base+24(FP), BX
+	MOVQ dx_base+48(FP), DI
+	VBROADCASTSD c+72(FP), Z15
+	VBROADCASTSD s+80(FP), Z14
+
+sgrad64loop:
+	VMOVUPD (BX), Z0
+	VSUBPD Z15, Z0, Z0
+	VMULPD (SI), Z0, Z0
+	VMULPD Z14, Z0, Z0
+	VMOVUPD Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, BX
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JNZ  sgrad64loop
+	VZEROUPPER
+	RET
+
+// func logGrad64AVX512(y, dy, dx []float64, c, s float64)
+// dx = (dy - exp(y)*c) * s. len(y) is a positive multiple of 8; dy, dx at least as long.
+TEXT ·logGrad64AVX512(SB), NOSPLIT, $0-88
+	MOVQ y_base+0(FP), SI
+	MOVQ y_len+8(FP), CX
+	MOVQ dy_base+24(FP), BX
+	MOVQ dx_base+48(FP), DI
+	LOAD64
+	VXORPD Z15, Z15, Z15 // EXPD8's shift: 0
+	VMOVAPD Z20, Z14     // EXPD8's scale: 1
+	VBROADCASTSD c+72(FP), Z10
+	VBROADCASTSD s+80(FP), Z9
+
+lgrad64loop:
+	VMOVUPD (SI), Z0
+	EXPD8
+	VMOVUPD (BX), Z0
+	VFNMADD231PD Z10, Z3, Z0
+	VMULPD Z9, Z0, Z0
+	VMOVUPD Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, BX
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JNZ  lgrad64loop
+	VZEROUPPER
+	RET

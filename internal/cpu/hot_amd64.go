@@ -61,6 +61,21 @@ func expSum64AVX512(x []float64, m, s float64) (rest, ones float64)
 //go:noescape
 func max64AVX512(x []float64) (m float64, nan bool)
 
+//go:noescape
+func dot64AVX512(a, b []float64) float64
+
+//go:noescape
+func sum64AVX512(a []float64) float64
+
+//go:noescape
+func softmaxGrad64AVX512(y, dy, dx []float64, c, s float64)
+
+//go:noescape
+func logGrad64AVX512(y, dy, dx []float64, c, s float64)
+
+//go:noescape
+func logGradAVX512(y, dy, dx []float32, c, s float32)
+
 var (
 	hasAVX2   = detectAVX2()
 	hasAVX512 = hasAVX2 && detectAVX512()
@@ -182,9 +197,47 @@ func softmaxGrad32(y, dy, dx []float32, c, s float64) {
 }
 
 func logGrad32(y, dy, dx []float32, c, s float64) {
+	if n := len(y) &^ 15; hasAVX512 && n > 0 {
+		logGradAVX512(y[:n], dy[:n], dx[:n], float32(c), float32(s))
+		y, dy, dx = y[n:], dy[n:], dx[n:]
+	}
 	n := len(y) &^ 7
 	if hasAVX2 && n > 0 {
 		logGradAVX2(y[:n], dy[:n], dx[:n], float32(c), float32(s))
+	}
+	logGradGo(y[n:], dy[n:len(y)], dx[n:len(y)], c, s)
+}
+
+func dot64(a, b []float64) float64 {
+	n := len(a) &^ 7
+	var sum float64
+	if hasAVX512 && n > 0 {
+		sum = dot64AVX512(a[:n], b[:n])
+	}
+	return sum + dotGo(a[n:], b[n:len(a)])
+}
+
+func sum64(a []float64) float64 {
+	n := len(a) &^ 7
+	var sum float64
+	if hasAVX512 && n > 0 {
+		sum = sum64AVX512(a[:n])
+	}
+	return sum + sumGo(a[n:])
+}
+
+func softmaxGrad64(y, dy, dx []float64, c, s float64) {
+	n := len(y) &^ 7
+	if hasAVX512 && n > 0 {
+		softmaxGrad64AVX512(y[:n], dy[:n], dx[:n], c, s)
+	}
+	softmaxGradGo(y[n:], dy[n:len(y)], dx[n:len(y)], c, s)
+}
+
+func logGrad64(y, dy, dx []float64, c, s float64) {
+	n := len(y) &^ 7
+	if hasAVX512 && n > 0 {
+		logGrad64AVX512(y[:n], dy[:n], dx[:n], c, s)
 	}
 	logGradGo(y[n:], dy[n:len(y)], dx[n:len(y)], c, s)
 }

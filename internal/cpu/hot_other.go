@@ -22,3 +22,8 @@ func logGrad32(y, dy, dx []float32, c, s float64)     { logGradGo(y, dy, dx, c, 
 
 func max64(x []float64) float64                                    { return maxGo(x) }
 func expStore64(x, y []float64, m, s float64) (rest, ones float64) { return expStore64Go(x, y, m, s) }
+
+func dot64(a, b []float64) float64                    { return dotGo(a, b) }
+func sum64(a []float64) float64                       { return sumGo(a) }
+func softmaxGrad64(y, dy, dx []float64, c, s float64) { softmaxGradGo(y, dy, dx, c, s) }
+func logGrad64(y, dy, dx []float64, c, s float64)     { logGradGo(y, dy, dx, c, s) }
