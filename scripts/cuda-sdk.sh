@@ -33,9 +33,9 @@ ccbin() {
 	fi
 	log "installing clang-14 (nvcc 11.8's host compiler)"
 	if [ "$(id -u)" = 0 ]; then
-		apt-get install -y -qq clang-14 >&2
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang-14 >&2
 	else
-		sudo apt-get install -y -qq clang-14 >&2
+		sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang-14 >&2
 	fi
 	command -v clang-14
 }
@@ -102,8 +102,10 @@ if [ ! -f "$root/usr/include/cuda.h" ] || [ ! -x "$tk/bin/nvcc" ]; then
 		log "found no Debian entry for this release in the apt configuration"
 		exit 1
 	fi
+	# Private lists and package cache: the system's apt state is not touched.
+	mkdir -p "$cache/apt-cache/archives/partial"
 	apt=(-o Dir::Etc::SourceList="$cache/cuda.sources" -o Dir::Etc::SourceParts=/dev/null
-		-o Dir::State::Lists="$cache/lists" -o Debug::NoLocking=1)
+		-o Dir::State::Lists="$cache/lists" -o Dir::Cache="$cache/apt-cache" -o Debug::NoLocking=1)
 	log "fetching ${pkgs[*]} (about 860 MB) into $cache"
 	apt-get "${apt[@]}" -qq update >&2
 	(cd "$cache/debs" && apt-get "${apt[@]}" -qq download "${pkgs[@]}" >&2)
