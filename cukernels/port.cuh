@@ -7,16 +7,28 @@
 #if defined(__HIPCC__)
 #include <hip/hip_runtime.h>
 #include <hip/hip_fp16.h>
-#include <hip/hip_bf16.h>
+// HIP 5.2 (Debian's hipcc) has no hip_bf16.h: its bfloat16 is the
+// hip_bfloat16 struct, which rounds to nearest even and keeps NaN NaN.
+#include <hip/hip_bfloat16.h>
+// The wavefront width the code object is built for: 64 on GCN/CDNA
+// (gfx906 ... gfx940), 32 on RDNA (gfx1030) unless built with
+// -mwavefrontsize64. The compiler says which for each device pass; the
+// host pass sees no kernel body that depends on it.
+#if defined(__AMDGCN_WAVEFRONT_SIZE)
+#define SM_WARP __AMDGCN_WAVEFRONT_SIZE
+#else
 #define SM_WARP 64
+#endif
 typedef __half sm_half;
-typedef __hip_bfloat16 sm_bf16;
+typedef hip_bfloat16 sm_bf16;
+// Every lane of the wavefront takes part in every shuffle: a lane that has
+// left the loop would read back its own value through ds_bpermute.
 template <typename V>
 __device__ __forceinline__ V sm_shfl_xor(V v, int lane_mask, int width) {
 	return __shfl_xor(v, lane_mask, width);
 }
-__device__ __forceinline__ float sm_bf16_to_float(sm_bf16 v) { return __bfloat162float(v); }
-__device__ __forceinline__ sm_bf16 sm_float_to_bf16(float v) { return __float2bfloat16(v); }
+__device__ __forceinline__ float sm_bf16_to_float(sm_bf16 v) { return float(v); }
+__device__ __forceinline__ sm_bf16 sm_float_to_bf16(float v) { return sm_bf16(v); }
 #else
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
