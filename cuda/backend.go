@@ -104,13 +104,15 @@ func host[T float32 | float64](v *layout.View, t Dtype, bwd bool, mask []bool, b
 	if err != nil {
 		return err
 	}
-	return d.do(func() error {
+	return d.do(func() (err error) {
 		bytes := int64(v.Len()) * int64(t.Size())
 		c := &call{dt: t, v: v, bwd: bwd}
 		var ptrs []cu.DevicePtr
 		defer func() {
 			for _, p := range ptrs {
-				cu.MemFree(p) // best effort: the result or first error is already decided
+				if e := cu.MemFree(p); e != nil && err == nil {
+					err = fmt.Errorf("cuda: freeing device memory: %w", e)
+				}
 			}
 		}()
 		alloc := func(n int64) (cu.DevicePtr, error) {
