@@ -17,5 +17,6 @@
 // The kernels come from package cukernels; docs/GPU.md lists the tiers and
 // the rules that pick one.
 //
-// Without the tag this package is empty, so the default build needs no CUDA.
+// Without the tag the package holds only the mask addressing that the
+// kernels use (pure Go, tested in every build), and needs no CUDA.
 package cuda
