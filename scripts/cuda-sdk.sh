@@ -115,8 +115,11 @@ if [ ! -f "$root/usr/include/cuda.h" ] || [ ! -x "$tk/bin/nvcc" ]; then
 	done
 fi
 
-# nvcc finds its tools and libraries through nvcc.profile next to it; the
-# Debian one points at /usr, so point it at the unpacked tree.
+# nvcc finds its tools and libraries through nvcc.profile next to it. The
+# Debian package makes that a link to /etc/nvcc.profile, which points at
+# /usr: replace the link with a file (never write through it) that points
+# at the unpacked tree.
+rm -f "$tk/bin/nvcc.profile"
 cat >"$tk/bin/nvcc.profile" <<PROFILE
 TOP = $root/usr
 NVVMIR_LIBRARY_DIR = $tk/libdevice
