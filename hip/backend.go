@@ -1,0 +1,169 @@
+//go:build hip
+
+package hip
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/gosoftmax/softmax/internal/backend"
+	"github.com/gosoftmax/softmax/internal/cpu"
+	"github.com/gosoftmax/softmax/internal/layout"
+)
+
+// worthBytes is the tensor size from which the Gorgonia ops send host
+// tensors to the GPU: below it, copying in and out costs more than the CPU
+// kernels take. The CUDA backend's first guess; not measured on AMD.
+const worthBytes = 4 << 20
+
+func init() { backend.Register(probe()) }
+
+// probe decides at start whether this process has a usable AMD GPU: the
+// runtime initializes, device 0 exists and a code object was built for its
+// architecture. Otherwise the error says why, and the ops stay on the CPU
+// (softmax.Backend() prints it). It starts nothing else: the device thread
+// and the kernels load on first use (Default).
+func probe() (backend.Accelerator, error) {
+	if err := hipInit(); err != nil {
+		return nil, fmt.Errorf("hip: hipInit: %w; no usable AMD GPU, running on the CPU", err)
+	}
+	n, err := deviceCount()
+	if err == nil && n == 0 {
+		err = fmt.Errorf("no HIP device visible")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("hip: counting devices: %w; running on the CPU", err)
+	}
+	p, err := deviceProps(0)
+	if err != nil {
+		return nil, fmt.Errorf("hip: properties of device 0: %w; running on the CPU", err)
+	}
+	if _, _, err := object(p); err != nil {
+		return nil, fmt.Errorf("%w; running on the CPU", err)
+	}
+	return Backend{}, nil
+}
+
+// Backend is the backend.Accelerator over host buffers: it copies x (or y
+// and dy) and the mask to device 0, computes there, and copies the result
+// back. Masks the kernels cannot address (more than 4 outer or 4 inner
+// dimensions after merging) go to the CPU kernels.
+type Backend struct{}
+
+func (Backend) Name() string { return "hip" }
+
+func (Backend) Worth(n, elemSize int) bool { return n*elemSize >= worthBytes }
+
+func (Backend) Forward(v *layout.View, x, y any, mask []bool) error {
+	if !supported(v) {
+		return cpu.Backend{}.Forward(v, x, y, mask)
+	}
+	switch x := x.(type) {
+	case []float32:
+		yy, ok := y.([]float32)
+		if !ok {
+			return fmt.Errorf("softmax: y has element type %T; want []float32", y)
+		}
+		return host(v, Float32, false, mask, x, yy)
+	case []float64:
+		yy, ok := y.([]float64)
+		if !ok {
+			return fmt.Errorf("softmax: y has element type %T; want []float64", y)
+		}
+		return host(v, Float64, false, mask, x, yy)
+	}
+	return fmt.Errorf("softmax: x has element type %T; want []float32 or []float64", x)
+}
+
+func (Backend) Backward(v *layout.View, y, dy, dx any, mask []bool) error {
+	if !supported(v) {
+		return cpu.Backend{}.Backward(v, y, dy, dx, mask)
+	}
+	switch y := y.(type) {
+	case []float32:
+		g, ok1 := dy.([]float32)
+		o, ok2 := dx.([]float32)
+		if !ok1 || !ok2 {
+			return fmt.Errorf("softmax: dy, dx have element types %T, %T; want []float32", dy, dx)
+		}
+		return host(v, Float32, true, mask, y, g, o)
+	case []float64:
+		g, ok1 := dy.([]float64)
+		o, ok2 := dx.([]float64)
+		if !ok1 || !ok2 {
+			return fmt.Errorf("softmax: dy, dx have element types %T, %T; want []float64", dy, dx)
+		}
+		return host(v, Float64, true, mask, y, g, o)
+	}
+	return fmt.Errorf("softmax: y has element type %T; want []float32 or []float64", y)
+}
+
+// host runs one call on host buffers: bufs are the inputs then the output.
+func host[T float32 | float64](v *layout.View, t Dtype, bwd bool, mask []bool, bufs ...[]T) error {
+	for i, b := range bufs {
+		if len(b) != v.Len() {
+			return fmt.Errorf("softmax: buffer %d has %d elements; shape %v needs %d", i, len(b), v.Shape, v.Len())
+		}
+	}
+	switch {
+	case !v.Masked && mask != nil:
+		return fmt.Errorf("softmax: mask given to an unmasked op")
+	case v.Masked && len(mask) != v.MaskLen():
+		return fmt.Errorf("softmax: mask has %d elements; shape %v needs %d", len(mask), v.MaskShape, v.MaskLen())
+	}
+	if v.Len() == 0 {
+		return nil
+	}
+	d, err := Default()
+	if err != nil {
+		return err
+	}
+	return d.do(func() error {
+		bytes := int64(v.Len()) * int64(t.Size())
+		c := &call{dt: t, v: v, bwd: bwd}
+		var ptrs []DevicePtr
+		defer func() {
+			for _, p := range ptrs {
+				free(p) // best effort: the result or first error is already decided
+			}
+		}()
+		alloc := func(n int64) (DevicePtr, error) {
+			p, err := malloc(n)
+			if err != nil {
+				return 0, fmt.Errorf("hip: allocating %d bytes: %w", n, err)
+			}
+			ptrs = append(ptrs, p)
+			return p, nil
+		}
+		for i, b := range bufs {
+			p, err := alloc(bytes)
+			if err != nil {
+				return err
+			}
+			c.bufs = append(c.bufs, p)
+			if i < len(bufs)-1 {
+				if err := memcpyHtoD(p, unsafe.Pointer(&b[0]), bytes); err != nil {
+					return fmt.Errorf("hip: copying input %d to the device: %w", i, err)
+				}
+			}
+		}
+		if mask != nil {
+			p, err := alloc(int64(len(mask)))
+			if err != nil {
+				return err
+			}
+			if err := memcpyHtoD(p, unsafe.Pointer(&mask[0]), int64(len(mask))); err != nil {
+				return fmt.Errorf("hip: copying the mask to the device: %w", err)
+			}
+			c.mask = p
+		}
+		if err := d.run(c); err != nil {
+			return err
+		}
+		out := bufs[len(bufs)-1]
+		if err := memcpyDtoH(unsafe.Pointer(&out[0]), c.bufs[len(c.bufs)-1], bytes); err != nil {
+			return fmt.Errorf("hip: copying the result from the device: %w", err)
+		}
+		return nil
+	})
+}

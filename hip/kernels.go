@@ -1,0 +1,366 @@
+//go:build hip
+
+package hip
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/gosoftmax/softmax/internal/layout"
+)
+
+// Tier names the kernel family that computes a problem; docs/GPU.md
+// describes each and the dispatch rules, which live in planTier. They are
+// the CUDA backend's tiers, built from the same templates.
+type Tier int
+
+const (
+	TierAuto   Tier = iota // let planTier choose
+	TierWarp               // 1: warp (wavefront) per row, row in registers
+	TierCached             // 2: block per row, row in LDS
+	TierBlock              // 3: block per row, online max/sum, two reads
+	TierSplit              // 4: split rows across blocks
+	TierInner              // 5: non-last axis, one thread per (outer, inner)
+)
+
+func (t Tier) String() string {
+	return [...]string{"auto", "warp", "cached", "block", "split", "inner"}[t]
+}
+
+const (
+	warpCols     = 32  // largest columns per lane in the warp tier
+	warpThreads  = 128 // SM_WARP_THREADS in cukernels/softmax.cu
+	innerThreads = 256
+	vecBytes     = 16    // widest access, PackWidth in softmax.cuh
+	splitMinN    = 16384 // rows at least this long may be split...
+	splitRowsPer = 2     // ...when there are fewer than this many rows per CU
+	maxGridY     = 65535
+)
+
+var warpTiers = []int{1, 2, 4, 8, 16, 32}
+
+// kernelNames are the entry points of every code object: the names
+// cukernels/softmax.cu exports.
+func kernelNames() []string {
+	var names []string
+	for _, s := range []string{"f32", "f64", "f16", "bf16"} {
+		for _, dir := range []string{"fwd", "bwd"} {
+			for _, c := range warpTiers {
+				names = append(names, fmt.Sprintf("softmax_%s_warp%d_%s", dir, c, s))
+			}
+			for _, t := range []string{"cached", "block", "split_stats", "split_apply", "inner"} {
+				names = append(names, fmt.Sprintf("softmax_%s_%s_%s", dir, t, s))
+			}
+		}
+	}
+	return names
+}
+
+// call is one forward or backward problem on device buffers.
+type call struct {
+	dt    Dtype
+	v     *layout.View
+	bwd   bool
+	bufs  []DevicePtr // x, y (forward) or y, dy, dx (backward)
+	mask  DevicePtr   // 0 without a mask
+	force Tier        // tests force tiers; TierAuto otherwise
+}
+
+// maskDims is the mask addressing as the kernels take it: the outer index
+// over up to 4 (size, stride) dimensions and the inner index over up to 4,
+// innermost first.
+type maskDims struct {
+	outerSize, outerStride [4]int64
+	innerSize, innerStride [4]int64
+}
+
+// mergeDims drops x's size-1 dimensions in [lo, hi) and merges neighbours
+// that the mask addresses as one (both broadcast, or contiguous), innermost
+// first. ok is false when more than max dimensions remain.
+func mergeDims(shape, strides []int, lo, hi, max int) (size, stride []int64, ok bool) {
+	for d := hi - 1; d >= lo; d-- {
+		s, t := int64(shape[d]), int64(strides[d])
+		if s == 1 {
+			continue
+		}
+		if n := len(size); n > 0 && t == stride[n-1]*size[n-1] {
+			size[n-1] *= s
+			continue
+		}
+		size, stride = append(size, s), append(stride, t)
+	}
+	return size, stride, len(size) <= max
+}
+
+func newMaskDims(v *layout.View) (maskDims, bool) {
+	var m maskDims
+	for i := range m.outerSize {
+		m.outerSize[i] = 1
+	}
+	for i := range m.innerSize {
+		m.innerSize[i] = 1
+	}
+	if !v.Masked {
+		return m, true
+	}
+	st := v.MaskStrides()
+	os, ot, ok1 := mergeDims(v.Shape, st, 0, v.Axis, 4)
+	is, it, ok2 := mergeDims(v.Shape, st, v.Axis+1, len(v.Shape), 4)
+	if !ok1 || !ok2 {
+		return m, false
+	}
+	copy(m.outerSize[:], os)
+	copy(m.outerStride[:], ot)
+	copy(m.innerSize[:], is)
+	copy(m.innerStride[:], it)
+	return m, true
+}
+
+// supported reports whether the kernels can address v's mask.
+func supported(v *layout.View) bool {
+	_, ok := newMaskDims(v)
+	return ok
+}
+
+// plan is one decided launch sequence.
+type plan struct {
+	tier    Tier
+	names   []string // kernels, launched in order
+	grid    [2]int
+	threads int
+	smem    int
+	vec     bool
+	group   int   // warp tier: lanes per row
+	chunk   int64 // split tier: columns per block
+	splits  int64
+	work    int64 // split tier: workspace bytes
+}
+
+func nextPow2(n int) int {
+	if n <= 1 {
+		return 1
+	}
+	return 1 << bits.Len(uint(n-1))
+}
+
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+// aligned reports whether every buffer starts on a multiple of n bytes.
+func aligned(bufs []DevicePtr, n int) bool {
+	for _, b := range bufs {
+		if uintptr(b)%uintptr(n) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// warpMaxN is the longest row the warp tier holds: 32 columns in each lane
+// of a wavefront, so 2048 on the 64-wide CDNA targets and 1024 on gfx1030
+// (wave32), as on CUDA.
+func (d *Device) warpMaxN() int64 { return int64(d.wave * warpCols) }
+
+// planTier is the dispatch rule: which tier computes c, unless the caller
+// forces one. The rules are the CUDA backend's, with the wavefront width
+// (d.wave) where CUDA has 32 and the LDS per workgroup (64 KB) where CUDA
+// has its opted-in shared memory.
+//
+//	inner > 1                                      -> inner
+//	n <= 32*wave (2048 wave64, 1024 wave32)        -> warp
+//	rows < 2*CUs and n >= 16384 (and rows<=65535)  -> split
+//	row (y and dy backward) fits the LDS           -> cached
+//	otherwise                                      -> block
+func (d *Device) planTier(c *call) Tier {
+	v := c.v
+	n, rows := int64(v.N), int64(v.Outer)
+	switch {
+	case v.Inner > 1:
+		return TierInner
+	case n <= d.warpMaxN():
+		return TierWarp
+	case rows < splitRowsPer*int64(d.sms) && n >= splitMinN && rows <= maxGridY:
+		return TierSplit
+	case d.cachedBytes(c) <= int64(d.kernel(c, "cached").dynSmem):
+		return TierCached
+	default:
+		return TierBlock
+	}
+}
+
+// eligible reports whether tier t can compute c (tests force every
+// eligible tier).
+func (d *Device) eligible(c *call, t Tier) bool {
+	v := c.v
+	switch t {
+	case TierWarp:
+		return v.Inner == 1 && int64(v.N) <= d.warpMaxN()
+	case TierCached:
+		return v.Inner == 1 && d.cachedBytes(c) <= int64(d.kernel(c, "cached").dynSmem)
+	case TierBlock:
+		return v.Inner == 1
+	case TierSplit:
+		return v.Inner == 1 && v.Outer <= maxGridY
+	case TierInner:
+		return true
+	}
+	return false
+}
+
+func (d *Device) cachedBytes(c *call) int64 {
+	b := int64(c.v.N) * int64(c.dt.Size())
+	if c.bwd {
+		b *= 2
+	}
+	return b
+}
+
+func (d *Device) kernel(c *call, tier string) *kernel {
+	dir := "fwd"
+	if c.bwd {
+		dir = "bwd"
+	}
+	return d.kernels["softmax_"+dir+"_"+tier+"_"+c.dt.suffix()]
+}
+
+func (d *Device) makePlan(c *call) (plan, error) {
+	v := c.v
+	t := c.force
+	if t == TierAuto {
+		t = d.planTier(c)
+	} else if !d.eligible(c, t) {
+		return plan{}, fmt.Errorf("hip: tier %v cannot compute %v over shape %v", t, v.Params, v.Shape)
+	}
+	size := c.dt.Size()
+	n, rows := int64(v.N), int64(v.Outer)
+	pk := vecBytes / size
+	wave := int64(d.wave)
+	p := plan{tier: t, grid: [2]int{1, 1}}
+	blocks := func(want int64, perCU int) int {
+		return int(max(1, min(want, int64(d.sms*perCU))))
+	}
+	rowThreads := func(cols int64) int { // block threads for a row of cols columns
+		return max(128, min(1024, nextPow2(int(ceilDiv(cols, 8)))))
+	}
+	switch t {
+	case TierWarp:
+		// A group of lanes holds a row, `cols` columns per lane: rows up to
+		// one wavefront long share a wavefront (group < wave), longer rows
+		// take a whole wavefront and more columns per lane.
+		cols := 1
+		p.group = nextPow2(int(n))
+		if n > wave {
+			p.group, cols = int(wave), nextPow2(int(ceilDiv(n, wave)))
+		}
+		pw := min(cols, pk)
+		p.vec = n%int64(pw) == 0 && aligned(c.bufs, pw*size)
+		p.names = []string{d.kernel(c, fmt.Sprintf("warp%d", cols)).name}
+		p.threads = warpThreads
+		p.grid[0] = blocks(ceilDiv(rows, int64(warpThreads/p.group)), 64)
+	case TierCached:
+		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
+		p.names = []string{d.kernel(c, "cached").name}
+		p.threads = rowThreads(n)
+		p.smem = int(d.cachedBytes(c))
+		p.grid[0] = blocks(rows, 16)
+	case TierBlock:
+		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
+		p.names = []string{d.kernel(c, "block").name}
+		p.threads = rowThreads(n)
+		p.grid[0] = blocks(rows, 16)
+	case TierSplit:
+		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
+		splits := max(1, min(ceilDiv(4*int64(d.sms), rows), ceilDiv(n, 2048)))
+		p.chunk = ceilDiv(ceilDiv(n, splits), int64(pk)) * int64(pk)
+		p.splits = ceilDiv(n, p.chunk)
+		p.names = []string{d.kernel(c, "split_stats").name, d.kernel(c, "split_apply").name}
+		p.threads = rowThreads(p.chunk)
+		p.grid = [2]int{int(p.splits), int(rows)}
+		part := int64(32) // sizeof(Part)
+		if c.bwd {
+			part = 16 // sizeof(GradPart)
+		}
+		p.work = rows * p.splits * part
+	case TierInner:
+		p.names = []string{d.kernel(c, "inner").name}
+		p.threads = innerThreads
+		p.grid[0] = blocks(ceilDiv(rows*int64(v.Inner), innerThreads), 32)
+	}
+	for _, name := range p.names {
+		k := d.kernels[name]
+		if p.threads > k.maxThreads {
+			// Block reductions need whole wavefronts.
+			p.threads = k.maxThreads / d.wave * d.wave
+		}
+		if p.smem > k.dynSmem {
+			return plan{}, fmt.Errorf("hip: %s needs %d bytes of LDS, the device allows %d", name, p.smem, k.dynSmem)
+		}
+	}
+	return p, nil
+}
+
+// slots are the kernel parameters of c under plan p, one 8-byte slot each,
+// in the order of SM_VIEW_PARAMS and SM_EXTRA_PARAMS
+// (cukernels/softmax.cuh), after the buffers.
+func slots(c *call, md maskDims, p plan, work DevicePtr) []uint64 {
+	v := c.v
+	i := func(n int) uint64 { return uint64(int64(n)) }
+	b := func(t bool) uint64 { return uint64(btoi(t)) }
+	causalRows := 0
+	if v.Causal {
+		causalRows = v.CausalRows
+	}
+	s := make([]uint64, 0, 33)
+	for _, buf := range c.bufs {
+		s = append(s, uint64(buf))
+	}
+	s = append(s, i(v.Outer), i(v.N), i(v.Inner), math.Float64bits(v.Scale), b(v.Log),
+		i(causalRows), i(v.Offset), uint64(c.mask), i(v.MaskStride))
+	for _, a := range [][4]int64{md.outerSize, md.outerStride, md.innerSize, md.innerStride} {
+		for _, e := range a {
+			s = append(s, uint64(e))
+		}
+	}
+	return append(s, uint64(work), b(p.vec), i(p.group), uint64(p.chunk), uint64(p.splits))
+}
+
+// launch queues c's kernels on the device's stream; it runs on the device
+// thread.
+func (d *Device) launch(c *call) error {
+	v := c.v
+	if v.Len() == 0 {
+		return nil
+	}
+	md, ok := newMaskDims(v)
+	if !ok {
+		return fmt.Errorf("hip: mask shape %v against x shape %v needs more than 4 outer or 4 inner mask dimensions after merging", v.MaskShape, v.Shape)
+	}
+	p, err := d.makePlan(c)
+	if err != nil {
+		return err
+	}
+	var work DevicePtr
+	if p.work > 0 {
+		if work, err = d.workspace(p.work); err != nil {
+			return err
+		}
+	}
+	args := slots(c, md, p, work)
+	for _, name := range p.names {
+		if err := d.kernels[name].fn.launch(p.grid[0], p.grid[1], p.threads, p.smem, d.stream, args); err != nil {
+			return fmt.Errorf("hip: launching %s (grid %v, %d threads, %d bytes LDS): %w", name, p.grid, p.threads, p.smem, err)
+		}
+	}
+	return nil
+}
+
+// run computes c and waits for it; it runs on the device thread.
+func (d *Device) run(c *call) error {
+	if err := d.launch(c); err != nil {
+		return err
+	}
+	if err := d.stream.synchronize(); err != nil {
+		return fmt.Errorf("hip: %s over shape %v: %w", c.v.Params, c.v.Shape, err)
+	}
+	return nil
+}
