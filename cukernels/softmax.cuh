@@ -184,14 +184,18 @@ struct View {
 
 // Stats summarizes kept entries: m is the maximum of the finite ones, s the
 // sum of exp(scale*(x-m)) over them (online form only), nan whether any is
-// NaN, infs how many are +Inf.
+// NaN, infs how many are +Inf. The online tiers give one thread n/threads
+// terms (thousands on long rows), so s is a float64 whatever the dtype: a
+// float32 running sum would drift by about sqrt(terms) float32 roundings.
+// Only the sum is wide; the exponentials stay in the compute type.
 template <typename A> struct Stats {
-	A m, s;
+	A m;
+	double s;
 	int nan, infs;
 };
 
 template <typename A> __device__ __forceinline__ Stats<A> stats_init() {
-	return Stats<A>{-sm_inf<A>(), A(0), 0, 0};
+	return Stats<A>{-sm_inf<A>(), 0.0, 0, 0};
 }
 
 // add_max folds x into the maximum (two-pass tiers).
@@ -209,7 +213,7 @@ __device__ __forceinline__ void add_online(Stats<typename Num<T>::acc>& st, type
 	else if (x == sm_inf<A>()) st.infs++;
 	else if (x > -sm_inf<A>()) {
 		if (x > st.m) {
-			st.s = st.s * sm_exp(Num<T>::arg(st.m, x, scale)) + A(1);
+			st.s = st.s * sm_exp(Num<T>::arg(st.m, x, scale)) + 1.0;
 			st.m = x;
 		} else {
 			st.s += sm_exp(Num<T>::arg(x, st.m, scale));
@@ -225,7 +229,7 @@ __device__ __forceinline__ Stats<typename Num<T>::acc> merge(Stats<typename Num<
 	r.nan = a.nan | b.nan;
 	r.infs = a.infs + b.infs;
 	r.m = a.m > b.m ? a.m : b.m;
-	r.s = A(0);
+	r.s = 0.0;
 	if (a.m > -sm_inf<A>()) r.s += a.s * sm_exp(Num<T>::arg(a.m, r.m, scale));
 	if (b.m > -sm_inf<A>()) r.s += b.s * sm_exp(Num<T>::arg(b.m, r.m, scale));
 	return r;
@@ -263,9 +267,10 @@ struct SumOp {
 };
 
 // GradStats is the backward row sum c (sum(dy*y), log: sum(dy)) and, for
-// log-softmax, whether any kept y is not -Inf.
+// log-softmax, whether any kept y is not -Inf. c is a float64 for the same
+// reason as Stats.s.
 template <typename A> struct GradStats {
-	A c;
+	double c;
 	int any;
 };
 template <typename A> __device__ __forceinline__ GradStats<A> shfl(GradStats<A> v, int lane_mask, int width) {
@@ -313,16 +318,16 @@ template <typename A> struct Fin {
 };
 
 template <typename A> __device__ __forceinline__ Fin<A> finish(const Stats<A>& st) {
-	Fin<A> f{ROW_NORMAL, st.m, st.s, 0.0, st.infs};
+	Fin<A> f{ROW_NORMAL, st.m, A(st.s), 0.0, st.infs};
 	if (st.nan) f.kind = ROW_NAN;
 	else if (st.infs > 0) f.kind = ROW_INF;
 	else if (!(st.m > -sm_inf<A>())) f.kind = ROW_EMPTY;
 	return f;
 }
 
-template <typename A> __device__ __forceinline__ void set_sum(Fin<A>& f, A s) {
-	f.s = s;
-	f.lsum = log((double)s);
+template <typename A> __device__ __forceinline__ void set_sum(Fin<A>& f, double s) {
+	f.s = A(s);
+	f.lsum = log(s);
 }
 
 // fwd_out is the output for input x of a finished row.
@@ -354,8 +359,9 @@ __device__ __forceinline__ typename Num<T>::acc grad_out(const View& v, bool kep
 	typedef typename Num<T>::acc A;
 	if (!kept || (v.log && !g.any)) return A(0);
 	const A s = A(v.scale);
-	if (v.log) return s * (dy - sm_exp(y) * g.c);
-	return s * y * (dy - g.c);
+	const A c = A(g.c);
+	if (v.log) return s * (dy - sm_exp(y) * c);
+	return s * y * (dy - c);
 }
 
 template <typename A> __device__ __forceinline__ void grad_add(const View& v, GradStats<A>& g, A y, A dy) {
@@ -718,7 +724,7 @@ __device__ __forceinline__ Stats<typename Num<T>::acc> row_parts(const View& v, 
 	Stats<A> st = stats_init<A>();
 	for (i64 j = threadIdx.x; j < splits; j += blockDim.x) {
 		const Part p = parts[j];
-		st = merge<T>(st, Stats<A>{(A)p.m, (A)p.s, (int)p.nan, (int)p.infs}, v.scale);
+		st = merge<T>(st, Stats<A>{(A)p.m, p.s, (int)p.nan, (int)p.infs}, v.scale);
 	}
 	return block_reduce(st, MergeOp<T>{v.scale}, stats_init<A>());
 }
@@ -746,7 +752,7 @@ __device__ __forceinline__ void bwd_split_stats(const T* y, const T* dy, const V
 	GradStats<A> g{A(0), 0};
 	chunk_grad<T>(y + row * v.n, dy + row * v.n, v, mrow, kept, lo, hi, vec, g);
 	g = block_reduce(g, GradOp(), GradStats<A>{A(0), 0});
-	if (threadIdx.x == 0) work[row * splits + b] = GradPart{(double)g.c, g.any};
+	if (threadIdx.x == 0) work[row * splits + b] = GradPart{g.c, g.any};
 }
 
 template <typename T>
@@ -759,7 +765,7 @@ __device__ __forceinline__ void bwd_split_apply(const T* y, const T* dy, T* dx, 
 	GradStats<A> g{A(0), 0};
 	for (i64 j = threadIdx.x; j < splits; j += blockDim.x) {
 		const GradPart p = work[row * splits + j];
-		g.c += (A)p.c;
+		g.c += p.c;
 		g.any |= (int)p.any;
 	}
 	g = block_reduce(g, GradOp(), GradStats<A>{A(0), 0});
