@@ -53,66 +53,6 @@ func device(t testing.TB) *Device {
 
 // ---- host encodings of the four dtypes ----
 
-func f32ToF16(f float32) uint16 {
-	b := math.Float32bits(f)
-	sign := uint16(b>>16) & 0x8000
-	e := int((b>>23)&0xff) - 127 + 15
-	m := b & 0x7fffff
-	if (b>>23)&0xff == 0xff {
-		if m != 0 {
-			return sign | 0x7e00
-		}
-		return sign | 0x7c00
-	}
-	if e >= 31 {
-		return sign | 0x7c00
-	}
-	round := func(v, rem, half uint32) uint32 {
-		if rem > half || (rem == half && v&1 == 1) {
-			v++
-		}
-		return v
-	}
-	if e <= 0 {
-		if e < -10 {
-			return sign
-		}
-		m |= 0x800000
-		shift := uint(14 - e)
-		return sign | uint16(round(m>>shift, m&(1<<shift-1), 1<<(shift-1)))
-	}
-	return sign | uint16(round(uint32(e)<<10|m>>13, m&0x1fff, 0x1000))
-}
-
-func f16ToF64(h uint16) float64 {
-	sign := 1.0
-	if h&0x8000 != 0 {
-		sign = -1
-	}
-	e, m := int(h>>10)&0x1f, float64(h&0x3ff)
-	switch e {
-	case 0:
-		return sign * math.Ldexp(m, -24)
-	case 31:
-		if m == 0 {
-			return math.Inf(int(sign))
-		}
-		return math.NaN()
-	}
-	return sign * math.Ldexp(1+m/1024, e-15)
-}
-
-func f32ToBF16(f float32) uint16 {
-	b := math.Float32bits(f)
-	if f != f {
-		return uint16(b>>16) | 0x40
-	}
-	b += 0x7fff + (b>>16)&1
-	return uint16(b >> 16)
-}
-
-func bf16ToF64(h uint16) float64 { return float64(math.Float32frombits(uint32(h) << 16)) }
-
 // encode stores vals as dtype t in little-endian bytes.
 func encode(t Dtype, vals []float64) []byte {
 	out := make([]byte, len(vals)*t.Size())
@@ -123,9 +63,9 @@ func encode(t Dtype, vals []float64) []byte {
 		case Float64:
 			putU(out[i*8:], math.Float64bits(v), 8)
 		case Float16:
-			putU(out[i*2:], uint64(f32ToF16(float32(v))), 2)
+			putU(out[i*2:], uint64(Float16Bits(float32(v))), 2)
 		case BFloat16:
-			putU(out[i*2:], uint64(f32ToBF16(float32(v))), 2)
+			putU(out[i*2:], uint64(BFloat16Bits(float32(v))), 2)
 		}
 	}
 	return out
@@ -154,9 +94,9 @@ func decode(t Dtype, b []byte) []float64 {
 		case Float64:
 			out[i] = math.Float64frombits(getU(b[i*8:], 8))
 		case Float16:
-			out[i] = f16ToF64(uint16(getU(b[i*2:], 2)))
+			out[i] = float64(Float16From(uint16(getU(b[i*2:], 2))))
 		case BFloat16:
-			out[i] = bf16ToF64(uint16(getU(b[i*2:], 2)))
+			out[i] = float64(BFloat16From(uint16(getU(b[i*2:], 2))))
 		}
 	}
 	return out
