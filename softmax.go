@@ -53,8 +53,10 @@
 //
 // # Accuracy
 //
-// Float64: within 1e-12 relative of an exact float64 evaluation (the kernels
-// use math.Exp and sum in float64). Float32: softmax outputs within 1e-5
+// Float64: within 1e-12 relative of an exact float64 evaluation (sums in
+// float64, exp within a few ulp); log-softmax outputs near 0 also within
+// 1e-15 absolute, the rounding of a sum near 1 (the CPU kernels take
+// log1p and do better; the GPU kernels take log). Float32: softmax outputs within 1e-5
 // relative (a few float32 ulps in practice: the exponential is within 1 ulp
 // and sums are kept in float64); log-softmax within 1e-5 absolute plus the
 // output's own float32 rounding. Gradients: 1e-12 (float64) and 1e-5
