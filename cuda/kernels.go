@@ -288,7 +288,7 @@ func (d *Device) run(c *call) error {
 			return fmt.Errorf("cuda: launching %s (grid %v, %d threads, %d bytes shared): %w", name, p.grid, p.threads, p.smem, err)
 		}
 	}
-	if err := cu.Synchronize(); err != nil {
+	if err := d.syncRun(); err != nil {
 		return fmt.Errorf("cuda: %s over shape %v (tier %v): %w", v.Params, v.Shape, p.tier, err)
 	}
 	return nil
