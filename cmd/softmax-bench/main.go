@@ -257,7 +257,7 @@ type bench struct {
 
 // ---------------------------------------------------------------- data
 
-const chunk = 1 << 20 // elements per generator task
+const chunk = 1 << 14 // elements per generator task: small rows still spread over every core
 
 // fill writes n fresh random values (randn*3, as dtype) to device memory
 // at p, generated on every core in slabs.
@@ -466,7 +466,8 @@ func (b *bench) op(dt string, shape []int, op string, nbuf int, db *devBufs) err
 	t := dtypeOf[dt]
 	n := numel(shape)
 	outBytes := int(n) * t.Size()
-	p := cuda.Problem{Dtype: t, Shape: shape, Backward: isBackward(op)}
+	// Options' zero Axis is the first axis: every op here reduces the last.
+	p := cuda.Problem{Dtype: t, Shape: shape, Backward: isBackward(op), Options: cuda.Options{Axis: -1}}
 	var outs []cu.DevicePtr
 	switch op {
 	case "log_softmax", "log_softmax_backward":
@@ -478,7 +479,7 @@ func (b *bench) op(dt string, shape []int, op string, nbuf int, db *devBufs) err
 		switch {
 		case p.Backward:
 			// y = softmax(x) (log-softmax for its backward), as PyTorch's side makes it.
-			if err := b.d.Forward(t, shape, db.x[j], db.y[j], nil, cuda.Options{Log: p.Options.Log}); err != nil {
+			if err := b.d.Forward(t, shape, db.x[j], db.y[j], nil, cuda.Options{Axis: -1, Log: p.Options.Log}); err != nil {
 				return err
 			}
 			p.Sets = append(p.Sets, cuda.BufferSet{Bufs: []cu.DevicePtr{db.y[j], db.dy[j], db.dx[j]}})
@@ -649,7 +650,7 @@ func (b *bench) launchOverhead() error {
 	if err := b.fill(x, n, "float32"); err != nil {
 		return err
 	}
-	oh, err := b.d.LaunchOverhead(cuda.Float32, shape, x, y, cuda.Options{}, 1000)
+	oh, err := b.d.LaunchOverhead(cuda.Float32, shape, x, y, cuda.Options{Axis: -1}, 1000)
 	if err != nil {
 		return err
 	}
