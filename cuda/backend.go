@@ -14,9 +14,14 @@ import (
 )
 
 // worthBytes is the tensor size from which the Gorgonia ops send host
-// tensors to the GPU: below it, copying in and out costs more than the CPU
-// kernels take. A first guess, to be measured (issue 6).
-const worthBytes = 4 << 20
+// tensors to the GPU in automatic mode. The H200 run of 2026-11-29
+// (docs/PERFORMANCE.md, GPU entry 0) found this host path, which copies
+// through pageable memory and allocates device memory per call, slower than
+// the CPU kernels at every size tried (128x1024 to 8192x4096 float32:
+// 0.39-0.55x), so automatic mode keeps host tensors on the CPU below 1 GiB
+// until the path keeps pinned staging and device buffers between calls.
+// SOFTMAX_BACKEND=gpu still sends everything to the GPU.
+const worthBytes = 1 << 30
 
 func init() {
 	n, err := cu.NumDevices()
