@@ -390,3 +390,48 @@ func TestNumericalGradient(t *testing.T) {
 		}
 	}
 }
+
+// TestInto: a result written into a caller's tensor, a strided view of a
+// larger tensor included; a mismatched destination is an error.
+func TestInto(t *testing.T) {
+	x := dense64([]int{2, 3}, 1, 2, 3, 0, 0, 5)
+	want, err := softmax.SoftMaxTensor(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := tensor.New(tensor.WithShape(2, 3), tensor.Of(tensor.Float64))
+	got, err := softmax.SoftMaxTensor(x, softmax.Into(dst))
+	if err != nil || got != dst {
+		t.Fatalf("Into: %v, returned %p want %p", err, got, dst)
+	}
+	if !approxEqual(dst.Data().([]float64), want.Data().([]float64), 0) {
+		t.Errorf("Into wrote %v, want %v", dst.Data(), want.Data())
+	}
+	// a transposed view: the result lands in it, element for element
+	big := tensor.New(tensor.WithShape(3, 2), tensor.Of(tensor.Float64))
+	view, err := big.SafeT()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = softmax.SoftMaxTensor(x, softmax.Into(view))
+	if err != nil {
+		t.Fatalf("Into a transposed view: %v", err)
+	}
+	for i := range 2 {
+		for j := range 3 {
+			g, _ := got.At(i, j)
+			w, _ := want.At(i, j)
+			if g.(float64) != w.(float64) {
+				t.Errorf("view[%d,%d] = %v, want %v", i, j, g, w)
+			}
+		}
+	}
+	wantError(t, "wrong shape", "preallocated output", func() error {
+		_, err := softmax.SoftMaxTensor(x, softmax.Into(tensor.New(tensor.WithShape(3, 2), tensor.Of(tensor.Float64))))
+		return err
+	})
+	wantError(t, "wrong dtype", "preallocated output", func() error {
+		_, err := softmax.SoftMaxTensor(x, softmax.Into(tensor.New(tensor.WithShape(2, 3), tensor.Of(tensor.Float32))))
+		return err
+	})
+}
