@@ -29,6 +29,10 @@ __device__ __forceinline__ V sm_shfl_xor(V v, int lane_mask, int width) {
 }
 __device__ __forceinline__ float sm_bf16_to_float(sm_bf16 v) { return float(v); }
 __device__ __forceinline__ sm_bf16 sm_float_to_bf16(float v) { return sm_bf16(v); }
+// sm_exp2 is 2^v in float32 to about 2 ulp (results below 2^-126 may be 0).
+// exp2f lowers to v_exp_f32 (1 ulp), with the range scaling that keeps
+// denormal results.
+__device__ __forceinline__ float sm_exp2(float v) { return exp2f(v); }
 #else
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
@@ -43,6 +47,15 @@ __device__ __forceinline__ V sm_shfl_xor(V v, int lane_mask, int width) {
 }
 __device__ __forceinline__ float sm_bf16_to_float(sm_bf16 v) { return __bfloat162float(v); }
 __device__ __forceinline__ sm_bf16 sm_float_to_bf16(float v) { return __float2bfloat16(v); }
+// sm_exp2 is 2^v in float32 to about 2 ulp, denormal results included:
+// bfloat16 has float32's exponent range and its tests hold outputs down to
+// 2^-133 to 2 ulp, which the .ftz form (one MUFU.EX2, results below 2^-126
+// flushed to 0) fails on the H200.
+__device__ __forceinline__ float sm_exp2(float v) {
+	float r;
+	asm("ex2.approx.f32 %0, %1;" : "=f"(r) : "f"(v));
+	return r;
+}
 #endif
 
 __device__ __forceinline__ float sm_half_to_float(sm_half v) { return __half2float(v); }

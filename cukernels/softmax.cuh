@@ -26,17 +26,18 @@ typedef long long i64;
 
 template <typename T> struct Num;
 
-// float32: the exponent scale*(x-m) is formed in float64 and rounded once,
-// so a float32 output carries one rounding of the exponent, not three.
+// float32 and the half types take exponentials through sm_expx (below), in
+// float32. The log-softmax output of float32 is x - m rounded once in
+// float32 (exact by Sterbenz when x is within 2x of m) and then
+// d*scale - log(sum) in float64, rounded once: a float32 product and
+// difference would add two roundings of |d*scale|, up to 2^-23 relative on
+// large outputs, which is the whole of the log tolerance.
 template <> struct Num<float> {
 	typedef float acc;
 	static __device__ __forceinline__ float in(float v) { return v; }
 	static __device__ __forceinline__ float out(float v) { return v; }
-	static __device__ __forceinline__ float arg(float x, float m, double s) {
-		return (float)(((double)x - (double)m) * s);
-	}
 	static __device__ __forceinline__ float logout(float x, float m, double s, double lsum) {
-		return (float)(((double)x - (double)m) * s - lsum);
+		return (float)((double)(x - m) * s - lsum);
 	}
 };
 
@@ -44,7 +45,6 @@ template <> struct Num<double> {
 	typedef double acc;
 	static __device__ __forceinline__ double in(double v) { return v; }
 	static __device__ __forceinline__ double out(double v) { return v; }
-	static __device__ __forceinline__ double arg(double x, double m, double s) { return (x - m) * s; }
 	static __device__ __forceinline__ double logout(double x, double m, double s, double lsum) {
 		return (x - m) * s - lsum;
 	}
@@ -54,7 +54,6 @@ template <> struct Num<sm_half> {
 	typedef float acc;
 	static __device__ __forceinline__ float in(sm_half v) { return sm_half_to_float(v); }
 	static __device__ __forceinline__ sm_half out(float v) { return sm_float_to_half(v); }
-	static __device__ __forceinline__ float arg(float x, float m, double s) { return (x - m) * (float)s; }
 	static __device__ __forceinline__ float logout(float x, float m, double s, double lsum) {
 		return (x - m) * (float)s - (float)lsum;
 	}
@@ -64,7 +63,6 @@ template <> struct Num<sm_bf16> {
 	typedef float acc;
 	static __device__ __forceinline__ float in(sm_bf16 v) { return sm_bf16_to_float(v); }
 	static __device__ __forceinline__ sm_bf16 out(float v) { return sm_float_to_bf16(v); }
-	static __device__ __forceinline__ float arg(float x, float m, double s) { return (x - m) * (float)s; }
 	static __device__ __forceinline__ float logout(float x, float m, double s, double lsum) {
 		return (x - m) * (float)s - (float)lsum;
 	}
@@ -72,6 +70,40 @@ template <> struct Num<sm_bf16> {
 
 __device__ __forceinline__ float sm_exp(float v) { return expf(v); }
 __device__ __forceinline__ double sm_exp(double v) { return exp(v); }
+
+// Expo is what sm_expx needs for exp(scale*(x-m)): the scale, and
+// scale*log2(e) as a float32 head hi plus tail lo (hi + lo carries the
+// float64 product to about 2^-48).
+struct Expo {
+	double scale;
+	float hi, lo;
+};
+__device__ __forceinline__ Expo make_expo(double scale) {
+	const double l2 = scale * 1.4426950408889634; // log2(e)
+	const float hi = (float)l2;
+	return Expo{scale, hi, (float)(l2 - (double)hi)};
+}
+
+// sm_expx is exp(scale*(x-m)) for x <= m (m finite; x finite or -Inf), in
+// float32 for float32 and the half types: d = x - m (exact by Sterbenz when
+// x is within 2x of m, else one rounding, at most 2^-24*|scale*d| relative
+// in the output: 5.2e-6 at the float32 normal range's end, |arg| = 87),
+// t = d*hi rounded, and the parts of d*(hi+lo) that t lost (r, exact from
+// the fma, plus d*lo) applied as exp2(t)*(1 + r*ln2): without them the
+// rounding of hi and of the product would add 2^-23*|t| relative, 1.5e-5
+// at t = -126, over the 1e-5 float32 tolerance. Then sm_exp2 (ex2.approx
+// on CUDA, 2 ulp). t below -160 gives 0 (-Inf inputs, where r would be
+// NaN; exp2 is 0 well before -160); a NaN t stays NaN.
+__device__ __forceinline__ float sm_expx(float x, float m, const Expo& e) {
+	const float d = x - m;
+	const float t = d * e.hi;
+	float r = fmaf(d, e.hi, -t);
+	r = fmaf(d, e.lo, r);
+	const float p = sm_exp2(t);
+	return t < -160.0f ? 0.0f : fmaf(p, r * 0.693147180559945309f, p);
+}
+// float64 keeps exp in float64.
+__device__ __forceinline__ double sm_expx(double x, double m, const Expo& e) { return exp((x - m) * e.scale); }
 template <typename A> __device__ __forceinline__ A sm_inf() { return A(INFINITY); }
 template <typename A> __device__ __forceinline__ A sm_nan() { return A(NAN); }
 
@@ -87,9 +119,10 @@ template <typename T, int C> struct PackWidth {
 };
 
 // load_pack reads P elements from p[col...]; vec says that the P elements
-// are aligned and in range, otherwise only columns below n are read.
-template <typename T, int P>
-__device__ __forceinline__ void load_pack(const T* p, i64 col, i64 n, bool vec, typename Num<T>::acc* dst) {
+// are aligned and in range, otherwise only columns below n are read. I is
+// the index type: int within a warp-tier row, i64 elsewhere.
+template <typename T, int P, typename I>
+__device__ __forceinline__ void load_pack(const T* p, I col, I n, bool vec, typename Num<T>::acc* dst) {
 	if (vec) {
 		const Pack<T, P> pk = *reinterpret_cast<const Pack<T, P>*>(p + col);
 #pragma unroll
@@ -100,8 +133,8 @@ __device__ __forceinline__ void load_pack(const T* p, i64 col, i64 n, bool vec, 
 	for (int j = 0; j < P; ++j) dst[j] = col + j < n ? Num<T>::in(p[col + j]) : typename Num<T>::acc(0);
 }
 
-template <typename T, int P>
-__device__ __forceinline__ void store_pack(T* p, i64 col, i64 n, bool vec, const typename Num<T>::acc* src) {
+template <typename T, int P, typename I>
+__device__ __forceinline__ void store_pack(T* p, I col, I n, bool vec, const typename Num<T>::acc* src) {
 	if (vec) {
 		Pack<T, P> pk;
 #pragma unroll
@@ -129,6 +162,7 @@ struct View {
 	i64 mstride;
 	i64 mo_size[4], mo_stride[4];
 	i64 mi_size[4], mi_stride[4];
+	Expo ex; // make_expo(scale)
 
 	__device__ __forceinline__ i64 mask_row(i64 o) const {
 		i64 off = 0;
@@ -160,6 +194,11 @@ struct View {
 	__device__ __forceinline__ bool keeps(i64 mbase, i64 kept, i64 k) const {
 		return k < kept && (mask == nullptr || mask[mbase + k * mstride] != 0);
 	}
+	// keeps32 is keeps for rows whose columns fit 32-bit indices (tiers 1
+	// and 2).
+	__device__ __forceinline__ bool keeps32(i64 mbase, int kept, int k) const {
+		return k < kept && (mask == nullptr || mask[mbase + (i64)k * mstride] != 0);
+	}
 };
 
 // The kernel parameters, every one 8 bytes (gorgonia.org/cu copies 8 bytes
@@ -177,7 +216,7 @@ struct View {
 		    {mo_size0, mo_size1, mo_size2, mo_size3},                                       \
 		    {mo_stride0, mo_stride1, mo_stride2, mo_stride3},                               \
 		    {mi_size0, mi_size1, mi_size2, mi_size3},                                       \
-		    {mi_stride0, mi_stride1, mi_stride2, mi_stride3}                                \
+		    {mi_stride0, mi_stride1, mi_stride2, mi_stride3}, make_expo(scale)              \
 	}
 
 // ------------------------------------------------------------ reductions --
@@ -207,31 +246,31 @@ template <typename A> __device__ __forceinline__ void add_max(Stats<A>& st, A x)
 
 // add_online folds x into maximum and sum in one step (one-read tiers).
 template <typename T>
-__device__ __forceinline__ void add_online(Stats<typename Num<T>::acc>& st, typename Num<T>::acc x, double scale) {
+__device__ __forceinline__ void add_online(Stats<typename Num<T>::acc>& st, typename Num<T>::acc x, const Expo& ex) {
 	typedef typename Num<T>::acc A;
 	if (x != x) st.nan = 1;
 	else if (x == sm_inf<A>()) st.infs++;
 	else if (x > -sm_inf<A>()) {
 		if (x > st.m) {
-			st.s = st.s * sm_exp(Num<T>::arg(st.m, x, scale)) + 1.0;
+			st.s = st.s * sm_expx(st.m, x, ex) + 1.0;
 			st.m = x;
 		} else {
-			st.s += sm_exp(Num<T>::arg(x, st.m, scale));
+			st.s += sm_expx(x, st.m, ex);
 		}
 	}
 }
 
 template <typename T>
 __device__ __forceinline__ Stats<typename Num<T>::acc> merge(Stats<typename Num<T>::acc> a, Stats<typename Num<T>::acc> b,
-                                                            double scale) {
+                                                            const Expo& ex) {
 	typedef typename Num<T>::acc A;
 	Stats<A> r;
 	r.nan = a.nan | b.nan;
 	r.infs = a.infs + b.infs;
 	r.m = a.m > b.m ? a.m : b.m;
 	r.s = 0.0;
-	if (a.m > -sm_inf<A>()) r.s += a.s * sm_exp(Num<T>::arg(a.m, r.m, scale));
-	if (b.m > -sm_inf<A>()) r.s += b.s * sm_exp(Num<T>::arg(b.m, r.m, scale));
+	if (a.m > -sm_inf<A>()) r.s += a.s * sm_expx(a.m, r.m, ex);
+	if (b.m > -sm_inf<A>()) r.s += b.s * sm_expx(b.m, r.m, ex);
 	return r;
 }
 
@@ -256,10 +295,10 @@ template <typename A> struct MaxOp {
 	}
 };
 template <typename T> struct MergeOp {
-	double scale;
+	Expo ex;
 	__device__ __forceinline__ Stats<typename Num<T>::acc> operator()(Stats<typename Num<T>::acc> a,
 	                                                                 Stats<typename Num<T>::acc> b) const {
-		return merge<T>(a, b, scale);
+		return merge<T>(a, b, ex);
 	}
 };
 struct SumOp {
@@ -309,26 +348,34 @@ template <typename V, typename Op> __device__ __forceinline__ V block_reduce(V v
 enum RowKind { ROW_NORMAL, ROW_NAN, ROW_INF, ROW_EMPTY };
 
 // Fin is a finished row: what kind of row it is and, for normal rows, its
-// maximum and sum.
+// maximum, sum, the sum's reciprocal (float32 and the half types multiply
+// by it; float64 divides by s) and, for log-softmax, log(sum).
 template <typename A> struct Fin {
 	RowKind kind;
-	A m, s;
+	A m, s, r;
 	double lsum;
 	int infs;
 };
 
 template <typename A> __device__ __forceinline__ Fin<A> finish(const Stats<A>& st) {
-	Fin<A> f{ROW_NORMAL, st.m, A(st.s), 0.0, st.infs};
+	Fin<A> f{ROW_NORMAL, st.m, A(st.s), A(1), 0.0, st.infs};
 	if (st.nan) f.kind = ROW_NAN;
 	else if (st.infs > 0) f.kind = ROW_INF;
 	else if (!(st.m > -sm_inf<A>())) f.kind = ROW_EMPTY;
 	return f;
 }
 
-template <typename A> __device__ __forceinline__ void set_sum(Fin<A>& f, double s) {
+// set_sum finishes a row's sum: one reciprocal per row, and the float64
+// log only for log-softmax.
+template <typename A> __device__ __forceinline__ void set_sum(Fin<A>& f, double s, bool lg) {
 	f.s = A(s);
-	f.lsum = log(s);
+	f.r = A(1) / f.s;
+	if (lg) f.lsum = log(s);
 }
+
+// normed is e/sum for a normal row.
+__device__ __forceinline__ float normed(float e, const Fin<float>& f) { return e * f.r; }
+__device__ __forceinline__ double normed(double e, const Fin<double>& f) { return e / f.s; }
 
 // fwd_out is the output for input x of a finished row.
 template <typename T>
@@ -340,7 +387,7 @@ __device__ __forceinline__ typename Num<T>::acc fwd_out(const View& v, bool kept
 	switch (f.kind) {
 	case ROW_NORMAL:
 		if (v.log) return Num<T>::logout(x, f.m, v.scale, f.lsum);
-		return sm_exp(Num<T>::arg(x, f.m, v.scale)) / f.s;
+		return normed(sm_expx(x, f.m, v.ex), f);
 	case ROW_NAN:
 		return sm_nan<A>();
 	case ROW_INF:
@@ -398,46 +445,61 @@ template <typename T, int C>
 __device__ __forceinline__ void fwd_warp(const T* x, T* y, const View& v, bool vec, int width) {
 	typedef typename Num<T>::acc A;
 	constexpr int P = PackWidth<T, C>::value;
+	static_assert(C <= 32, "keep is a 32-bit mask");
 	const int wl = threadIdx.x % SM_WARP, lane = wl % width, groups = SM_WARP / width;
+	const int n = (int)v.n; // at most C*SM_WARP: column indices are 32-bit
 	const i64 warp = (blockIdx.x * (i64)blockDim.x + threadIdx.x) / SM_WARP;
 	const i64 warps = gridDim.x * (i64)blockDim.x / SM_WARP;
 	for (i64 r0 = warp * groups; r0 < v.rows; r0 += warps * groups) {
 		const i64 row = r0 + wl / width;
 		const bool valid = row < v.rows; // lanes without a row still shuffle
-		const i64 kept = valid ? v.kept(row) : 0;
+		const int kept = valid ? (int)v.kept(row) : 0; // <= n
 		const i64 mrow = valid && v.mask ? v.mask_row(row) : 0;
 		const T* xr = x + row * v.n;
 		A val[C];
-		bool keep[C];
+		unsigned keep = 0; // bit i: column i of this lane is kept
 		Stats<A> st = stats_init<A>();
 #pragma unroll
 		for (int p = 0; p < C / P; ++p) {
-			const i64 col = ((i64)p * width + lane) * P;
-			if (valid && col < v.n) load_pack<T, P>(xr, col, v.n, vec, val + p * P);
+			const int col = (p * width + lane) * P;
+			if (valid && col < n) load_pack<T, P>(xr, col, n, vec, val + p * P);
 #pragma unroll
 			for (int j = 0; j < P; ++j) {
-				keep[p * P + j] = valid && col + j < v.n && v.keeps(mrow, kept, col + j);
-				if (keep[p * P + j]) add_max(st, val[p * P + j]);
+				const int k = col + j;
+				if (v.keeps32(mrow, kept, k)) {
+					keep |= 1u << (p * P + j);
+					add_max(st, val[p * P + j]);
+				}
 			}
 		}
 		st = warp_reduce(st, MaxOp<A>(), width);
 		Fin<A> f = finish(st);
+		// Softmax keeps each exponential in val for the output (one exp
+		// per element); log-softmax keeps x.
+		const bool keepexp = f.kind == ROW_NORMAL && !v.log;
 		A s = A(0);
 		if (f.kind == ROW_NORMAL) {
 #pragma unroll
 			for (int i = 0; i < C; ++i)
-				if (keep[i]) s += sm_exp(Num<T>::arg(val[i], f.m, v.scale));
+				if (keep >> i & 1u) {
+					const A e = sm_expx(val[i], f.m, v.ex);
+					s += e;
+					if (keepexp) val[i] = e;
+				}
 		}
-		set_sum(f, warp_reduce(s, SumOp(), width));
+		set_sum(f, warp_reduce(s, SumOp(), width), v.log);
 		T* yr = y + row * v.n;
 #pragma unroll
 		for (int p = 0; p < C / P; ++p) {
-			const i64 col = ((i64)p * width + lane) * P;
-			if (!valid || col >= v.n) continue;
+			const int col = (p * width + lane) * P;
+			if (!valid || col >= n) continue;
 			A o[P];
 #pragma unroll
-			for (int j = 0; j < P; ++j) o[j] = fwd_out<T>(v, keep[p * P + j], val[p * P + j], f);
-			store_pack<T, P>(yr, col, v.n, vec, o);
+			for (int j = 0; j < P; ++j) {
+				const bool kp = keep >> (p * P + j) & 1u;
+				o[j] = keepexp ? (kp ? normed(val[p * P + j], f) : A(0)) : fwd_out<T>(v, kp, val[p * P + j], f);
+			}
+			store_pack<T, P>(yr, col, n, vec, o);
 		}
 	}
 }
@@ -447,39 +509,42 @@ __device__ __forceinline__ void bwd_warp(const T* y, const T* dy, T* dx, const V
 	typedef typename Num<T>::acc A;
 	constexpr int P = PackWidth<T, C>::value;
 	const int wl = threadIdx.x % SM_WARP, lane = wl % width, groups = SM_WARP / width;
+	const int n = (int)v.n;
 	const i64 warp = (blockIdx.x * (i64)blockDim.x + threadIdx.x) / SM_WARP;
 	const i64 warps = gridDim.x * (i64)blockDim.x / SM_WARP;
 	for (i64 r0 = warp * groups; r0 < v.rows; r0 += warps * groups) {
 		const i64 row = r0 + wl / width;
 		const bool valid = row < v.rows;
-		const i64 kept = valid ? v.kept(row) : 0;
+		const int kept = valid ? (int)v.kept(row) : 0;
 		const i64 mrow = valid && v.mask ? v.mask_row(row) : 0;
 		const i64 base = row * v.n;
 		A vy[C], vg[C];
-		bool keep[C];
+		unsigned keep = 0;
 		GradStats<A> g{A(0), 0};
 #pragma unroll
 		for (int p = 0; p < C / P; ++p) {
-			const i64 col = ((i64)p * width + lane) * P;
-			if (valid && col < v.n) {
-				load_pack<T, P>(y + base, col, v.n, vec, vy + p * P);
-				load_pack<T, P>(dy + base, col, v.n, vec, vg + p * P);
+			const int col = (p * width + lane) * P;
+			if (valid && col < n) {
+				load_pack<T, P>(y + base, col, n, vec, vy + p * P);
+				load_pack<T, P>(dy + base, col, n, vec, vg + p * P);
 			}
 #pragma unroll
-			for (int j = 0; j < P; ++j) {
-				keep[p * P + j] = valid && col + j < v.n && v.keeps(mrow, kept, col + j);
-				if (keep[p * P + j]) grad_add(v, g, vy[p * P + j], vg[p * P + j]);
-			}
+			for (int j = 0; j < P; ++j)
+				if (v.keeps32(mrow, kept, col + j)) {
+					keep |= 1u << (p * P + j);
+					grad_add(v, g, vy[p * P + j], vg[p * P + j]);
+				}
 		}
 		g = warp_reduce(g, GradOp(), width);
 #pragma unroll
 		for (int p = 0; p < C / P; ++p) {
-			const i64 col = ((i64)p * width + lane) * P;
-			if (!valid || col >= v.n) continue;
+			const int col = (p * width + lane) * P;
+			if (!valid || col >= n) continue;
 			A o[P];
 #pragma unroll
-			for (int j = 0; j < P; ++j) o[j] = grad_out<T>(v, keep[p * P + j], vy[p * P + j], vg[p * P + j], g);
-			store_pack<T, P>(dx + base, col, v.n, vec, o);
+			for (int j = 0; j < P; ++j)
+				o[j] = grad_out<T>(v, keep >> (p * P + j) & 1u, vy[p * P + j], vg[p * P + j], g);
+			store_pack<T, P>(dx + base, col, n, vec, o);
 		}
 	}
 }
@@ -496,43 +561,45 @@ __device__ __forceinline__ void fwd_cached(const T* x, T* y, const View& v, bool
 	typedef typename Num<T>::acc A;
 	constexpr int P = PackWidth<T, 16>::value;
 	T* cache = reinterpret_cast<T*>(sm_dynamic);
+	const int n = (int)v.n; // the row fits shared memory: 32-bit indices
 	for (i64 row = blockIdx.x; row < v.rows; row += gridDim.x) {
-		const i64 kept = v.kept(row), mrow = v.mask ? v.mask_row(row) : 0;
+		const int kept = (int)v.kept(row);
+		const i64 mrow = v.mask ? v.mask_row(row) : 0;
 		const T* xr = x + row * v.n;
 		T* yr = y + row * v.n;
 		Stats<A> st = stats_init<A>();
 		if (vec) {
-			for (i64 pk = threadIdx.x; pk < v.n / P; pk += blockDim.x) {
+			for (int pk = threadIdx.x; pk < n / P; pk += blockDim.x) {
 				const Pack<T, P> p = reinterpret_cast<const Pack<T, P>*>(xr)[pk];
 				reinterpret_cast<Pack<T, P>*>(cache)[pk] = p;
 #pragma unroll
 				for (int j = 0; j < P; ++j)
-					if (v.keeps(mrow, kept, pk * P + j)) add_max(st, Num<T>::in(p.v[j]));
+					if (v.keeps32(mrow, kept, pk * P + j)) add_max(st, Num<T>::in(p.v[j]));
 			}
 		} else {
-			for (i64 k = threadIdx.x; k < v.n; k += blockDim.x) {
+			for (int k = threadIdx.x; k < n; k += blockDim.x) {
 				const T t = xr[k];
 				cache[k] = t;
-				if (v.keeps(mrow, kept, k)) add_max(st, Num<T>::in(t));
+				if (v.keeps32(mrow, kept, k)) add_max(st, Num<T>::in(t));
 			}
 		}
 		Fin<A> f = finish(block_reduce(st, MaxOp<A>(), stats_init<A>())); // also publishes the cache
 		A s = A(0);
 		if (f.kind == ROW_NORMAL)
-			for (i64 k = threadIdx.x; k < v.n; k += blockDim.x)
-				if (v.keeps(mrow, kept, k)) s += sm_exp(Num<T>::arg(Num<T>::in(cache[k]), f.m, v.scale));
-		set_sum(f, block_reduce(s, SumOp(), A(0)));
+			for (int k = threadIdx.x; k < n; k += blockDim.x)
+				if (v.keeps32(mrow, kept, k)) s += sm_expx(Num<T>::in(cache[k]), f.m, v.ex);
+		set_sum(f, block_reduce(s, SumOp(), A(0)), v.log);
 		if (vec) {
-			for (i64 pk = threadIdx.x; pk < v.n / P; pk += blockDim.x) {
+			for (int pk = threadIdx.x; pk < n / P; pk += blockDim.x) {
 				const Pack<T, P> p = reinterpret_cast<const Pack<T, P>*>(cache)[pk];
 				A o[P];
 #pragma unroll
-				for (int j = 0; j < P; ++j) o[j] = fwd_out<T>(v, v.keeps(mrow, kept, pk * P + j), Num<T>::in(p.v[j]), f);
-				store_pack<T, P>(yr, pk * P, v.n, true, o);
+				for (int j = 0; j < P; ++j) o[j] = fwd_out<T>(v, v.keeps32(mrow, kept, pk * P + j), Num<T>::in(p.v[j]), f);
+				store_pack<T, P>(yr, pk * P, n, true, o);
 			}
 		} else {
-			for (i64 k = threadIdx.x; k < v.n; k += blockDim.x)
-				yr[k] = Num<T>::out(fwd_out<T>(v, v.keeps(mrow, kept, k), Num<T>::in(cache[k]), f));
+			for (int k = threadIdx.x; k < n; k += blockDim.x)
+				yr[k] = Num<T>::out(fwd_out<T>(v, v.keeps32(mrow, kept, k), Num<T>::in(cache[k]), f));
 		}
 		__syncthreads(); // the next row overwrites the cache
 	}
@@ -603,12 +670,12 @@ __device__ __forceinline__ void chunk_stats(const T* xr, const View& v, i64 mrow
 			load_pack<T, P>(xr, pk * P, v.n, true, a);
 #pragma unroll
 			for (int j = 0; j < P; ++j)
-				if (v.keeps(mrow, kept, pk * P + j)) add_online<T>(st, a[j], v.scale);
+				if (v.keeps(mrow, kept, pk * P + j)) add_online<T>(st, a[j], v.ex);
 		}
 		return;
 	}
 	for (i64 k = lo + threadIdx.x; k < hi; k += blockDim.x)
-		if (v.keeps(mrow, kept, k)) add_online<T>(st, Num<T>::in(xr[k]), v.scale);
+		if (v.keeps(mrow, kept, k)) add_online<T>(st, Num<T>::in(xr[k]), v.ex);
 }
 
 template <typename T>
@@ -637,9 +704,9 @@ __device__ __forceinline__ void fwd_block(const T* x, T* y, const View& v, bool 
 		const i64 kept = v.kept(row), mrow = v.mask ? v.mask_row(row) : 0;
 		Stats<A> st = stats_init<A>();
 		chunk_stats<T>(x + row * v.n, v, mrow, kept, 0, v.n, vec, st);
-		st = block_reduce(st, MergeOp<T>{v.scale}, stats_init<A>());
+		st = block_reduce(st, MergeOp<T>{v.ex}, stats_init<A>());
 		Fin<A> f = finish(st);
-		set_sum(f, st.s);
+		set_sum(f, st.s, v.log);
 		chunk_write<T>(x + row * v.n, y + row * v.n, v, mrow, kept, 0, v.n, vec, f);
 	}
 }
@@ -713,7 +780,7 @@ __device__ __forceinline__ void fwd_split_stats(const T* x, const View& v, bool 
 	const i64 kept = v.kept(row), mrow = v.mask ? v.mask_row(row) : 0;
 	Stats<A> st = stats_init<A>();
 	chunk_stats<T>(x + row * v.n, v, mrow, kept, lo, hi, vec, st);
-	st = block_reduce(st, MergeOp<T>{v.scale}, stats_init<A>());
+	st = block_reduce(st, MergeOp<T>{v.ex}, stats_init<A>());
 	if (threadIdx.x == 0) work[row * splits + b] = Part{(double)st.m, (double)st.s, st.nan, st.infs};
 }
 
@@ -724,9 +791,9 @@ __device__ __forceinline__ Stats<typename Num<T>::acc> row_parts(const View& v, 
 	Stats<A> st = stats_init<A>();
 	for (i64 j = threadIdx.x; j < splits; j += blockDim.x) {
 		const Part p = parts[j];
-		st = merge<T>(st, Stats<A>{(A)p.m, p.s, (int)p.nan, (int)p.infs}, v.scale);
+		st = merge<T>(st, Stats<A>{(A)p.m, p.s, (int)p.nan, (int)p.infs}, v.ex);
 	}
-	return block_reduce(st, MergeOp<T>{v.scale}, stats_init<A>());
+	return block_reduce(st, MergeOp<T>{v.ex}, stats_init<A>());
 }
 
 template <typename T>
@@ -738,7 +805,7 @@ __device__ __forceinline__ void fwd_split_apply(const T* x, T* y, const View& v,
 	const i64 kept = v.kept(row), mrow = v.mask ? v.mask_row(row) : 0;
 	const Stats<A> st = row_parts<T>(v, work + row * splits, splits);
 	Fin<A> f = finish(st);
-	set_sum(f, st.s);
+	set_sum(f, st.s, v.log);
 	chunk_write<T>(x + row * v.n, y + row * v.n, v, mrow, kept, lo, hi, vec, f);
 }
 
@@ -797,9 +864,9 @@ __device__ __forceinline__ void fwd_inner(const T* x, T* y, const View& v) {
 		const i64 kept = v.kept(o), mbase = v.mask ? v.mask_row(o) + v.mask_inner(i) : 0;
 		Stats<A> st = stats_init<A>();
 		for (i64 k = 0; k < v.n; ++k)
-			if (v.keeps(mbase, kept, k)) add_online<C>(st, Num<C>::in(C(x[base + k * v.inner])), v.scale);
+			if (v.keeps(mbase, kept, k)) add_online<C>(st, Num<C>::in(C(x[base + k * v.inner])), v.ex);
 		Fin<A> f = finish(st);
-		set_sum(f, st.s);
+		set_sum(f, st.s, v.log);
 		for (i64 k = 0; k < v.n; ++k) {
 			const i64 e = base + k * v.inner;
 			const A out = fwd_out<C>(v, v.keeps(mbase, kept, k), Num<C>::in(C(x[e])), f);
