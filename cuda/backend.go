@@ -10,6 +10,7 @@ import (
 
 	"github.com/gosoftmax/softmax/internal/backend"
 	"github.com/gosoftmax/softmax/internal/cpu"
+	"github.com/gosoftmax/softmax/internal/gpu"
 	"github.com/gosoftmax/softmax/internal/layout"
 )
 
@@ -46,7 +47,7 @@ func (Backend) Name() string { return "cuda" }
 func (Backend) Worth(n, elemSize int) bool { return n*elemSize >= worthBytes }
 
 func (Backend) Forward(v *layout.View, x, y any, mask []bool) error {
-	if !supported(v) {
+	if !gpu.Supported(v) {
 		return cpu.Backend{}.Forward(v, x, y, mask)
 	}
 	switch x := x.(type) {
@@ -67,7 +68,7 @@ func (Backend) Forward(v *layout.View, x, y any, mask []bool) error {
 }
 
 func (Backend) Backward(v *layout.View, y, dy, dx any, mask []bool) error {
-	if !supported(v) {
+	if !gpu.Supported(v) {
 		return cpu.Backend{}.Backward(v, y, dy, dx, mask)
 	}
 	switch y := y.(type) {

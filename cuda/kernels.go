@@ -10,6 +10,7 @@ import (
 
 	"gorgonia.org/cu"
 
+	"github.com/gosoftmax/softmax/internal/gpu"
 	"github.com/gosoftmax/softmax/internal/layout"
 )
 
@@ -239,7 +240,7 @@ func (d *Device) run(c *call) error {
 	if v.Len() == 0 {
 		return nil
 	}
-	md, ok := newMaskDims(v)
+	md, ok := gpu.NewMaskDims(v)
 	if !ok {
 		return fmt.Errorf("cuda: mask shape %v against x shape %v needs more than 4 outer or 4 inner mask dimensions after merging", v.MaskShape, v.Shape)
 	}
@@ -272,7 +273,7 @@ func (d *Device) run(c *call) error {
 	}
 	slots = append(slots, i(v.Outer), i(v.N), i(v.Inner), math.Float64bits(v.Scale), b(v.Log),
 		i(causalRows), i(v.Offset), uint64(c.mask), i(v.MaskStride))
-	for _, a := range [][]int64{md.outerSize[:], md.outerStride[:], md.innerSize[:], md.innerStride[:]} {
+	for _, a := range [][]int64{md.OuterSize[:], md.OuterStride[:], md.InnerSize[:], md.InnerStride[:]} {
 		for _, e := range a {
 			slots = append(slots, uint64(e))
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gosoftmax/softmax/hipkernels"
 	"github.com/gosoftmax/softmax/internal/backend"
+	"github.com/gosoftmax/softmax/internal/gpu"
 	"github.com/gosoftmax/softmax/internal/layout"
 )
 
@@ -198,7 +199,7 @@ func TestSlots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, _ := newMaskDims(v)
+	md, _ := gpu.NewMaskDims(v)
 	for _, bufs := range [][]DevicePtr{{0x1000, 0x2000}, {0x1000, 0x2000, 0x3000}} {
 		c := &call{dt: Float32, v: v, bufs: bufs, mask: 0x4000}
 		s := slots(c, md, plan{vec: true, group: 4, chunk: 7, splits: 9}, 0x5000)

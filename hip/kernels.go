@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/gosoftmax/softmax/internal/gpu"
 	"github.com/gosoftmax/softmax/internal/layout"
 )
 
@@ -65,62 +66,6 @@ type call struct {
 	bufs  []DevicePtr // x, y (forward) or y, dy, dx (backward)
 	mask  DevicePtr   // 0 without a mask
 	force Tier        // tests force tiers; TierAuto otherwise
-}
-
-// maskDims is the mask addressing as the kernels take it: the outer index
-// over up to 4 (size, stride) dimensions and the inner index over up to 4,
-// innermost first.
-type maskDims struct {
-	outerSize, outerStride [4]int64
-	innerSize, innerStride [4]int64
-}
-
-// mergeDims drops x's size-1 dimensions in [lo, hi) and merges neighbours
-// that the mask addresses as one (both broadcast, or contiguous), innermost
-// first. ok is false when more than max dimensions remain.
-func mergeDims(shape, strides []int, lo, hi, max int) (size, stride []int64, ok bool) {
-	for d := hi - 1; d >= lo; d-- {
-		s, t := int64(shape[d]), int64(strides[d])
-		if s == 1 {
-			continue
-		}
-		if n := len(size); n > 0 && t == stride[n-1]*size[n-1] {
-			size[n-1] *= s
-			continue
-		}
-		size, stride = append(size, s), append(stride, t)
-	}
-	return size, stride, len(size) <= max
-}
-
-func newMaskDims(v *layout.View) (maskDims, bool) {
-	var m maskDims
-	for i := range m.outerSize {
-		m.outerSize[i] = 1
-	}
-	for i := range m.innerSize {
-		m.innerSize[i] = 1
-	}
-	if !v.Masked {
-		return m, true
-	}
-	st := v.MaskStrides()
-	os, ot, ok1 := mergeDims(v.Shape, st, 0, v.Axis, 4)
-	is, it, ok2 := mergeDims(v.Shape, st, v.Axis+1, len(v.Shape), 4)
-	if !ok1 || !ok2 {
-		return m, false
-	}
-	copy(m.outerSize[:], os)
-	copy(m.outerStride[:], ot)
-	copy(m.innerSize[:], is)
-	copy(m.innerStride[:], it)
-	return m, true
-}
-
-// supported reports whether the kernels can address v's mask.
-func supported(v *layout.View) bool {
-	_, ok := newMaskDims(v)
-	return ok
 }
 
 // plan is one decided launch sequence.
@@ -302,7 +247,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 // slots are the kernel parameters of c under plan p, one 8-byte slot each,
 // in the order of SM_VIEW_PARAMS and SM_EXTRA_PARAMS
 // (cukernels/softmax.cuh), after the buffers.
-func slots(c *call, md maskDims, p plan, work DevicePtr) []uint64 {
+func slots(c *call, md gpu.MaskDims, p plan, work DevicePtr) []uint64 {
 	v := c.v
 	i := func(n int) uint64 { return uint64(int64(n)) }
 	b := func(t bool) uint64 { return uint64(btoi(t)) }
@@ -316,7 +261,7 @@ func slots(c *call, md maskDims, p plan, work DevicePtr) []uint64 {
 	}
 	s = append(s, i(v.Outer), i(v.N), i(v.Inner), math.Float64bits(v.Scale), b(v.Log),
 		i(causalRows), i(v.Offset), uint64(c.mask), i(v.MaskStride))
-	for _, a := range [][4]int64{md.outerSize, md.outerStride, md.innerSize, md.innerStride} {
+	for _, a := range [][4]int64{md.OuterSize, md.OuterStride, md.InnerSize, md.InnerStride} {
 		for _, e := range a {
 			s = append(s, uint64(e))
 		}
@@ -331,7 +276,7 @@ func (d *Device) launch(c *call) error {
 	if v.Len() == 0 {
 		return nil
 	}
-	md, ok := newMaskDims(v)
+	md, ok := gpu.NewMaskDims(v)
 	if !ok {
 		return fmt.Errorf("hip: mask shape %v against x shape %v needs more than 4 outer or 4 inner mask dimensions after merging", v.MaskShape, v.Shape)
 	}

@@ -1,16 +1,13 @@
-package cuda
-
-// This file has no build tag, so CI tests the mask addressing without a
-// GPU (maskdims_test.go).
+package gpu
 
 import "github.com/gosoftmax/softmax/internal/layout"
 
-// maskDims is the mask addressing as the kernels take it: the outer index
+// MaskDims is the mask addressing as the kernels take it: the outer index
 // over up to 4 (size, stride) dimensions and the inner index over up to 4,
 // innermost first.
-type maskDims struct {
-	outerSize, outerStride [4]int64
-	innerSize, innerStride [4]int64
+type MaskDims struct {
+	OuterSize, OuterStride [4]int64
+	InnerSize, InnerStride [4]int64
 }
 
 // mergeDims drops x's size-1 dimensions in [lo, hi) and merges neighbours
@@ -31,13 +28,14 @@ func mergeDims(shape, strides []int, lo, hi, max int) (size, stride []int64, ok 
 	return size, stride, len(size) <= max
 }
 
-func newMaskDims(v *layout.View) (maskDims, bool) {
-	var m maskDims
-	for i := range m.outerSize {
-		m.outerSize[i] = 1
+// NewMaskDims merges v's mask addressing into MaskDims; ok is false when
+// more than 4 outer or 4 inner dimensions remain.
+func NewMaskDims(v *layout.View) (m MaskDims, ok bool) {
+	for i := range m.OuterSize {
+		m.OuterSize[i] = 1
 	}
-	for i := range m.innerSize {
-		m.innerSize[i] = 1
+	for i := range m.InnerSize {
+		m.InnerSize[i] = 1
 	}
 	if !v.Masked {
 		return m, true
@@ -48,30 +46,30 @@ func newMaskDims(v *layout.View) (maskDims, bool) {
 	if !ok1 || !ok2 {
 		return m, false
 	}
-	copy(m.outerSize[:], os)
-	copy(m.outerStride[:], ot)
-	copy(m.innerSize[:], is)
-	copy(m.innerStride[:], it)
+	copy(m.OuterSize[:], os)
+	copy(m.OuterStride[:], ot)
+	copy(m.InnerSize[:], is)
+	copy(m.InnerStride[:], it)
 	return m, true
 }
 
-// supported reports whether the kernels can address v's mask.
-func supported(v *layout.View) bool {
-	_, ok := newMaskDims(v)
+// Supported reports whether the kernels can address v's mask.
+func Supported(v *layout.View) bool {
+	_, ok := NewMaskDims(v)
 	return ok
 }
 
-// offset is the mask offset of element (o, k, i) as the kernels compute it
+// Offset is the mask offset of element (o, k, i) as the kernels compute it
 // (View::mask_row and View::mask_inner in cukernels/softmax.cuh).
-func (m maskDims) offset(o, k, i int64, kStride int64) int64 {
+func (m MaskDims) Offset(o, k, i int64, kStride int64) int64 {
 	off := k * kStride
-	for d := range m.outerSize {
-		off += o % m.outerSize[d] * m.outerStride[d]
-		o /= m.outerSize[d]
+	for d := range m.OuterSize {
+		off += o % m.OuterSize[d] * m.OuterStride[d]
+		o /= m.OuterSize[d]
 	}
-	for d := range m.innerSize {
-		off += i % m.innerSize[d] * m.innerStride[d]
-		i /= m.innerSize[d]
+	for d := range m.InnerSize {
+		off += i % m.InnerSize[d] * m.InnerStride[d]
+		i /= m.InnerSize[d]
 	}
 	return off
 }

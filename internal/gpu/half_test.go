@@ -1,6 +1,4 @@
-//go:build hip
-
-package hip
+package gpu
 
 import (
 	"math"

@@ -1,4 +1,4 @@
-package cuda
+package gpu
 
 import (
 	"math/rand/v2"
@@ -19,7 +19,7 @@ func TestMaskDims(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		md, ok := newMaskDims(v)
+		md, ok := NewMaskDims(v)
 		if !ok {
 			t.Fatalf("shape %v mask %v axis %d: more than 4 merged dimensions", p.Shape, p.MaskShape, v.Axis)
 		}
@@ -27,7 +27,7 @@ func TestMaskDims(t *testing.T) {
 			for k := range min(v.N, 5) {
 				for i := range min(v.Inner, 50) {
 					want := v.MaskOuter(o) + k*v.MaskStride + v.MaskInner(i)
-					if got := md.offset(int64(o), int64(k), int64(i), int64(v.MaskStride)); got != int64(want) {
+					if got := md.Offset(int64(o), int64(k), int64(i), int64(v.MaskStride)); got != int64(want) {
 						t.Fatalf("shape %v mask %v axis %d: element (%d, %d, %d) at %d, want %d", p.Shape, p.MaskShape, v.Axis, o, k, i, got, want)
 					}
 				}
@@ -53,9 +53,9 @@ func TestMaskDimsMerge(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		md, ok := newMaskDims(v)
-		if !ok || md.outerSize != c.outer {
-			t.Errorf("shape %v mask %v: outer sizes %v (ok %v), want %v", c.shape, c.mask, md.outerSize, ok, c.outer)
+		md, ok := NewMaskDims(v)
+		if !ok || md.OuterSize != c.outer {
+			t.Errorf("shape %v mask %v: outer sizes %v (ok %v), want %v", c.shape, c.mask, md.OuterSize, ok, c.outer)
 		}
 	}
 }
