@@ -264,7 +264,14 @@ func TestBadInput(t *testing.T) {
 		{"nil mask", "mask is", func() (*tensor.Dense, error) { return softmax.MaskedLogSoftMaxTensor(good, nil) }},
 		{"dy shape", "dy has shape", func() (*tensor.Dense, error) { return softmax.SoftMaxGrad(good, f32) }},
 		{"nil dy", "dy is nil", func() (*tensor.Dense, error) { return softmax.LogSoftMaxGrad(good, nil) }},
-		{"into aliases", "also an input", func() (*tensor.Dense, error) { return softmax.SoftMaxTensor(good, softmax.Into(good)) }},
+		{"into aliases", "shares memory with an input", func() (*tensor.Dense, error) { return softmax.SoftMaxTensor(good, softmax.Into(good)) }},
+		{"into shares backing", "shares memory with an input", func() (*tensor.Dense, error) {
+			return softmax.SoftMaxTensor(good, softmax.Into(tensor.New(tensor.WithShape(2, 3), tensor.WithBacking(good.Data()))))
+		}},
+		{"empty dense", "empty", func() (*tensor.Dense, error) { return softmax.SoftMaxTensor(&tensor.Dense{}) }},
+		{"overflowing shape", "more elements than an int", func() (*tensor.Dense, error) {
+			return softmax.SoftMaxTensor(tensor.New(tensor.WithShape(274177, 67280421310721), tensor.Of(tensor.Float64)))
+		}},
 		{"causal rank 1", "causal", func() (*tensor.Dense, error) {
 			return softmax.SoftMaxTensor(dense64([]int{3}, 1, 2, 3), softmax.Causal(1))
 		}},
@@ -434,4 +441,58 @@ func TestInto(t *testing.T) {
 		_, err := softmax.SoftMaxTensor(x, softmax.Into(tensor.New(tensor.WithShape(2, 3), tensor.Of(tensor.Float32))))
 		return err
 	})
+}
+
+// TestZeroSize: shapes with a 0 dimension give empty results, eagerly and
+// through a graph, masked and causal included (tensor.Dense.Data panics on
+// them, so the library must not call it).
+func TestZeroSize(t *testing.T) {
+	for _, shape := range [][]int{{0}, {0, 3}, {3, 0}, {2, 0, 3}} {
+		for _, f := range functions {
+			x := tensor.New(tensor.WithShape(shape...), tensor.Of(tensor.Float64))
+			mask := tensor.New(tensor.WithShape(shape...), tensor.Of(tensor.Bool))
+			var opts []softmax.Option
+			if len(shape) >= 2 {
+				opts = append(opts, softmax.Causal(0))
+			}
+			y, err := f.forward(x, mask, opts...)
+			if err != nil {
+				t.Fatalf("%s %v: %v", f.name, shape, err)
+			}
+			dx, err := f.grad(y, x, mask, opts...)
+			if err != nil || dx.Shape().TotalSize() != 0 || !dx.Shape().Eq(tensor.Shape(shape)) {
+				t.Fatalf("%s %v: grad %v, %v", f.name, shape, dx, err)
+			}
+		}
+		g := gorgonia.NewGraph()
+		x := gorgonia.NewTensor(g, tensor.Float64, len(shape), gorgonia.WithShape(shape...), gorgonia.WithName("x"),
+			gorgonia.WithValue(tensor.New(tensor.WithShape(shape...), tensor.Of(tensor.Float64))))
+		if _, err := softmax.SoftMax(x); err != nil {
+			t.Fatalf("graph %v: %v", shape, err)
+		}
+		vm := gorgonia.NewTapeMachine(g)
+		if err := vm.RunAll(); err != nil {
+			t.Fatalf("graph %v: %v", shape, err)
+		}
+		vm.Close()
+	}
+}
+
+// TestCausalOffsetExtremes: offsets past either end keep everything or
+// nothing, without overflowing.
+func TestCausalOffsetExtremes(t *testing.T) {
+	x := dense64([]int{2, 3}, 1, 2, 3, 4, 5, 6)
+	plain, _ := softmax.SoftMaxTensor(x)
+	for _, off := range []int{3, 1 << 40, math.MaxInt, math.MaxInt - 1} {
+		y, err := softmax.SoftMaxTensor(x, softmax.Causal(off))
+		if err != nil || !approxEqual(y.Data().([]float64), plain.Data().([]float64), 0) {
+			t.Errorf("Causal(%d) = %v, %v; want the plain softmax", off, y, err)
+		}
+	}
+	for _, off := range []int{-3, -1 << 40, math.MinInt} {
+		y, err := softmax.SoftMaxTensor(x, softmax.Causal(off))
+		if err != nil || !approxEqual(y.Data().([]float64), make([]float64, 6), 0) {
+			t.Errorf("Causal(%d) = %v, %v; want all masked (zeros)", off, y, err)
+		}
+	}
 }

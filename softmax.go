@@ -88,6 +88,7 @@ import (
 
 	"github.com/gosoftmax/softmax/internal/backend"
 	"github.com/gosoftmax/softmax/internal/compute"
+	"github.com/gosoftmax/softmax/internal/dense"
 	"github.com/gosoftmax/softmax/internal/layout"
 	"github.com/gosoftmax/softmax/op"
 )
@@ -155,8 +156,8 @@ func eager(log, masked bool, opts []Option, in, dy, mask *tensor.Dense) (*tensor
 	p := params(log, masked, opts)
 	var dst any
 	if c := config(opts); c.into != nil {
-		if c.into == in || c.into == dy || c.into == mask {
-			return nil, fmt.Errorf("softmax: Into's tensor is also an input; pass a separate output")
+		if dense.Overlap(c.into, in) || dense.Overlap(c.into, dy) || dense.Overlap(c.into, mask) {
+			return nil, fmt.Errorf("softmax: Into's tensor shares memory with an input; pass a separate output")
 		}
 		dst = c.into
 	}

@@ -23,7 +23,7 @@ func Floats(name string, v any) (*tensor.Dense, any, error) {
 		return nil, nil, fmt.Errorf("softmax: %s is a scalar; softmax needs rank >= 1", name)
 	}
 	t = contiguous(t)
-	return t, t.Data(), nil
+	return t, data(t), nil
 }
 
 // Mask returns v as a Bool *tensor.Dense and its data in row-major order.
@@ -39,7 +39,7 @@ func Mask(v any) (*tensor.Dense, []bool, error) {
 		return nil, nil, fmt.Errorf("softmax: mask is a scalar; it must have x's rank")
 	}
 	t = contiguous(t)
-	return t, t.Data().([]bool), nil
+	return t, data(t).([]bool), nil
 }
 
 // Output returns a row-major buffer for a result of x's shape and dtype: the
@@ -48,10 +48,36 @@ func Mask(v any) (*tensor.Dense, []bool, error) {
 func Output(prealloc any, like *tensor.Dense) (*tensor.Dense, any) {
 	if p, ok := prealloc.(*tensor.Dense); ok && p != nil && p.Dtype() == like.Dtype() &&
 		p.Shape().Eq(like.Shape()) && !p.RequiresIterator() && !p.IsMaterializable() {
-		return p, p.Data()
+		return p, data(p)
 	}
 	out := tensor.New(tensor.WithShape(like.Shape().Clone()...), tensor.Of(like.Dtype()))
-	return out, out.Data()
+	return out, data(out)
+}
+
+// Overlap reports whether two tensors share any memory (an output that
+// aliases an input would overwrite it).
+func Overlap(a, b *tensor.Dense) bool {
+	if a == nil || b == nil || a.MemSize() == 0 || b.MemSize() == 0 {
+		return false
+	}
+	a0, b0 := a.Uintptr(), b.Uintptr()
+	return a0 < b0+b.MemSize() && b0 < a0+a.MemSize()
+}
+
+// data is t's flat data; tensor.Dense.Data panics on a tensor with no
+// elements, which a shape with a 0 dimension is.
+func data(t *tensor.Dense) any {
+	if t.Shape().TotalSize() == 0 {
+		switch t.Dtype() {
+		case tensor.Float32:
+			return []float32{}
+		case tensor.Float64:
+			return []float64{}
+		case tensor.Bool:
+			return []bool{}
+		}
+	}
+	return t.Data()
 }
 
 // Deliver puts result into prealloc when prealloc is a tensor other than
@@ -74,6 +100,9 @@ func denseOf(name string, v any) (*tensor.Dense, error) {
 	t, ok := v.(*tensor.Dense)
 	if !ok || t == nil {
 		return nil, fmt.Errorf("softmax: %s is %T; want a *tensor.Dense", name, v)
+	}
+	if t.Dtype().Type == nil {
+		return nil, fmt.Errorf("softmax: %s is an empty *tensor.Dense (no dtype); build it with tensor.New", name)
 	}
 	return t, nil
 }

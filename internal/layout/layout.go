@@ -76,10 +76,8 @@ func Resolve(p Params, shape, maskShape []int) (*View, error) {
 	if rank < 1 {
 		return nil, fmt.Errorf("softmax: x must have rank >= 1, got a scalar")
 	}
-	for d, s := range shape {
-		if s < 0 {
-			return nil, fmt.Errorf("softmax: x has negative dimension %d (%d)", d, s)
-		}
+	if err := checkSize("x", shape); err != nil {
+		return nil, err
 	}
 	axis := p.Axis
 	if axis < 0 {
@@ -105,12 +103,18 @@ func Resolve(p Params, shape, maskShape []int) (*View, error) {
 	}
 	if p.Causal {
 		v.CausalRows = shape[rank-2]
+		// Offsets past either end mask nothing or everything; clamping
+		// keeps i+Offset+1 from overflowing (here and in the GPU kernels).
+		v.Offset = min(max(p.Offset, -v.CausalRows-1), v.N)
 	}
 	if !p.Masked {
 		if maskShape != nil {
 			return nil, fmt.Errorf("softmax: mask given to an unmasked op")
 		}
 		return v, nil
+	}
+	if err := checkSize("mask", maskShape); err != nil {
+		return nil, err
 	}
 	if len(maskShape) != rank {
 		return nil, fmt.Errorf("softmax: mask has rank %d, x has rank %d (they must match; use size-1 dimensions to broadcast)", len(maskShape), rank)
@@ -133,6 +137,22 @@ func Resolve(p Params, shape, maskShape []int) (*View, error) {
 	}
 	v.MaskStride = v.maskStrides[axis]
 	return v, nil
+}
+
+// checkSize rejects negative dimensions and shapes whose element count
+// overflows an int.
+func checkSize(name string, shape []int) error {
+	n := 1
+	for d, s := range shape {
+		if s < 0 {
+			return fmt.Errorf("softmax: %s has negative dimension %d (%d)", name, d, s)
+		}
+		if s != 0 && n > math.MaxInt/s {
+			return fmt.Errorf("softmax: %s shape %v has more elements than an int can count", name, shape)
+		}
+		n *= s
+	}
+	return nil
 }
 
 // MaskInner is the mask offset of inner index i (the dimensions after Axis).
