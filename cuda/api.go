@@ -21,9 +21,19 @@ const (
 )
 
 // Size is the element size in bytes.
-func (t Dtype) Size() int { return [...]int{4, 8, 2, 2}[t] }
+func (t Dtype) Size() int {
+	if !t.valid() {
+		return 0
+	}
+	return [...]int{4, 8, 2, 2}[t]
+}
 
-func (t Dtype) String() string { return [...]string{"float32", "float64", "float16", "bfloat16"}[t] }
+func (t Dtype) String() string {
+	if !t.valid() {
+		return fmt.Sprintf("Dtype(%d)", int(t))
+	}
+	return [...]string{"float32", "float64", "float16", "bfloat16"}[t]
+}
 
 func (t Dtype) suffix() string { return [...]string{"f32", "f64", "f16", "bf16"}[t] }
 
@@ -31,7 +41,7 @@ func (t Dtype) valid() bool { return t >= Float32 && t <= BFloat16 }
 
 // Options are a softmax's parameters.
 type Options struct {
-	Axis   int     // reduced axis; negative counts from the end
+	Axis   int     // reduced axis; negative counts from the end: 0 is the FIRST axis, -1 the last
 	Log    bool    // log-softmax instead of softmax
 	Scale  float64 // softmax(Scale*x); 0 means 1, otherwise finite and > 0
 	Causal bool    // mask (..., i, j) when j > i+Offset (last axis, rank >= 2)
@@ -78,6 +88,9 @@ func resolve(t Dtype, shape []int, mask *Mask, o Options) (*layout.View, cu.Devi
 // is nil for no mask. It returns when y is written.
 func (d *Device) Forward(t Dtype, shape []int, x, y cu.DevicePtr, mask *Mask, o Options) error {
 	v, mp, err := resolve(t, shape, mask, o)
+	if err == nil {
+		err = nonNull(v, mp, []string{"x", "y"}, x, y)
+	}
 	if err != nil {
 		return err
 	}
@@ -89,8 +102,29 @@ func (d *Device) Forward(t Dtype, shape []int, x, y cu.DevicePtr, mask *Mask, o 
 // the forward call.
 func (d *Device) Backward(t Dtype, shape []int, y, dy, dx cu.DevicePtr, mask *Mask, o Options) error {
 	v, mp, err := resolve(t, shape, mask, o)
+	if err == nil {
+		err = nonNull(v, mp, []string{"y", "dy", "dx"}, y, dy, dx)
+	}
 	if err != nil {
 		return err
 	}
 	return d.do(func() error { return d.run(&call{dt: t, v: v, bwd: true, bufs: []cu.DevicePtr{y, dy, dx}, mask: mp}) })
+}
+
+// nonNull rejects a null device pointer for a problem with elements: a
+// kernel that reads address 0 leaves a sticky error that poisons the context
+// for every later call.
+func nonNull(v *layout.View, mask cu.DevicePtr, names []string, ptrs ...cu.DevicePtr) error {
+	if v.Len() == 0 {
+		return nil
+	}
+	for i, p := range ptrs {
+		if p == 0 {
+			return fmt.Errorf("cuda: %s is a null device pointer", names[i])
+		}
+	}
+	if v.Masked && v.MaskLen() > 0 && mask == 0 {
+		return fmt.Errorf("cuda: mask.Ptr is a null device pointer")
+	}
+	return nil
 }

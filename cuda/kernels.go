@@ -234,7 +234,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 	return p, nil
 }
 
-// run computes c; it runs on the device thread.
+// run computes c; it runs inside do.
 func (d *Device) run(c *call) error {
 	v := c.v
 	if v.Len() == 0 {

@@ -3,7 +3,7 @@
 package cuda
 
 // Timing with CUDA events, for cmd/softmax-bench (issue 6). Everything here
-// runs on the device thread, like every other CUDA call of the package.
+// runs inside do, like every other CUDA call of the package.
 
 // #include <stdlib.h>
 import "C"
@@ -25,7 +25,7 @@ import (
 var queued sync.Map
 
 // syncRun waits for the launches run has just queued, except inside a
-// timed loop. It runs on the device thread.
+// timed loop. It runs inside do.
 func (d *Device) syncRun() error {
 	if _, ok := queued.Load(d); ok {
 		return nil
@@ -86,7 +86,7 @@ func median(v []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// events are pairs of timing events on the device thread.
+// events are pairs of timing events, used inside do.
 type events []cu.Event
 
 func makeEvents(n int) (events, error) {
@@ -250,8 +250,8 @@ func (d *Device) TimeProblem(p Problem, reps int, warmup time.Duration) (Timing,
 // Overhead is the Go-side cost of one call on a problem too small to keep
 // the GPU busy, from LaunchOverhead. All figures are microseconds.
 type Overhead struct {
-	APIUS  float64 // host time of one Forward call: device-thread round trip, plan, launch, wait (median)
-	HopUS  float64 // host time of a round trip to the device thread doing nothing (median)
+	APIUS  float64 // host time of one Forward call: entering do, plan, launch, wait (median)
+	HopUS  float64 // host time of a do that does nothing: lock, thread, context (median)
 	SyncUS float64 // cuCtxSynchronize with nothing queued (median)
 	Timing         // the same problem timed with events by TimeProblem
 	// ParamCopyUS is what gorgonia.org/cu adds to each launch to copy the

@@ -4,6 +4,7 @@ package hip
 
 import (
 	"fmt"
+	"os"
 	"unsafe"
 
 	"github.com/gosoftmax/softmax/internal/backend"
@@ -122,7 +123,12 @@ func host[T float32 | float64](v *layout.View, t Dtype, bwd bool, mask []bool, b
 	}
 	d, err := Default()
 	if err != nil {
-		return err
+		if os.Getenv(backend.EnvVar) == "gpu" {
+			return err
+		}
+		// The device is visible but would not open (no kernel image for
+		// it, say): automatic mode runs on the CPU instead of failing.
+		return cpuFallback(v, bwd, mask, bufs)
 	}
 	return d.do(func() error {
 		bytes := int64(v.Len()) * int64(t.Size())
@@ -172,4 +178,13 @@ func host[T float32 | float64](v *layout.View, t Dtype, bwd bool, mask []bool, b
 		}
 		return nil
 	})
+}
+
+// cpuFallback runs a host call on the CPU kernels: bufs are the inputs then
+// the output.
+func cpuFallback[T float32 | float64](v *layout.View, bwd bool, mask []bool, bufs [][]T) error {
+	if bwd {
+		return cpu.Backend{}.Backward(v, bufs[0], bufs[1], bufs[2], mask)
+	}
+	return cpu.Backend{}.Forward(v, bufs[0], bufs[1], mask)
 }

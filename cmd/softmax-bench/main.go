@@ -659,7 +659,7 @@ func (b *bench) launchOverhead() error {
 	add := func(impl string, us float64, note string) {
 		b.doc.Records = append(b.doc.Records, makeRecord(impl, "softmax", "float32", shape, us, bytes, 1, b.copyGBs, 1000, note))
 	}
-	add("gosoftmax-launch-api", oh.APIUS, fmt.Sprintf("host time of one Device.Forward call (median of 1000): device-thread round trip "+
+	add("gosoftmax-launch-api", oh.APIUS, fmt.Sprintf("host time of one Device.Forward call (median of 1000): entering do "+
 		"%.2f us + plan + launch + cuCtxSynchronize (%.2f us when idle); Go-side overhead over the event time: %.2f us",
 		oh.HopUS, oh.SyncUS, oh.APIUS-ev))
 	add("gosoftmax-launch-event", ev, fmt.Sprintf("GPU time between events around one launch (median); back to back %.2f us per launch", oh.BatchUS))
@@ -667,7 +667,7 @@ func (b *bench) launchOverhead() error {
 		"of which gorgonia.org/cu's per-launch C parameter copy (2 malloc + 2 free, 33 slots): %.3f us", oh.ParamCopyUS))
 	b.launch = []string{
 		fmt.Sprintf("launch overhead, float32 1x1024 softmax: Forward call %.2f us host, kernel %.2f us between events "+
-			"(%.2f us back to back); queue one launch %.2f us (cu's param copy %.3f us); thread hop %.2f us, idle sync %.2f us",
+			"(%.2f us back to back); queue one launch %.2f us (cu's param copy %.3f us); empty do %.2f us, idle sync %.2f us",
 			oh.APIUS, ev, oh.BatchUS, oh.QueueUS, oh.ParamCopyUS, oh.HopUS, oh.SyncUS),
 	}
 	fmt.Println(b.launch[0])

@@ -2,7 +2,8 @@
 // ops know nothing about CPUs or GPUs: they hand a resolved view and flat
 // buffers to the backend that Select picks. A GPU backend is a package that
 // implements Backend and calls Register from its init function (see the
-// build-tagged files in internal/device).
+// packages cuda (tag cu) and hip (tag hip), imported by the root
+// package's backend_cu.go and backend_hip.go).
 package backend
 
 import (
