@@ -80,6 +80,9 @@ func start(ordinal int) (*Device, error) {
 // do runs f with the device's context current on the calling thread, one
 // call at a time, and returns f's error. f must not call do.
 func (d *Device) do(f func() error) error {
+	if d == nil || d.kernels == nil {
+		return fmt.Errorf("cuda: device not opened; use cuda.Default")
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	runtime.LockOSThread()

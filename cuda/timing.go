@@ -161,7 +161,9 @@ func (d *Device) TimeProblem(p Problem, reps int, warmup time.Duration) (Timing,
 	if err != nil {
 		return Timing{}, err
 	}
-	reps = max(reps, 1)
+	if reps < 1 || reps > 1<<20 {
+		return Timing{}, fmt.Errorf("cuda: reps %d out of range [1, 2^20]", reps)
+	}
 	var tm Timing
 	err = d.do(func() error {
 		ev, err := makeEvents(2*reps + 2)

@@ -82,6 +82,9 @@ func (d *Device) serve(ready chan<- error) {
 
 // do runs f on the device thread and returns its error.
 func (d *Device) do(f func() error) error {
+	if d == nil || d.calls == nil {
+		return fmt.Errorf("hip: device not opened; use hip.Default")
+	}
 	done := make(chan error, 1)
 	d.calls <- func() { done <- f() }
 	return <-done

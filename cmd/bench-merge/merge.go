@@ -167,6 +167,11 @@ func readRun(path string) (*Run, error) {
 		if rec.Op == "" || rec.Dtype == "" || len(rec.Shape) == 0 || rec.MedianUS <= 0 {
 			return nil, fmt.Errorf("%s: record %d lacks op, dtype, shape or a positive median_us", path, i)
 		}
+		for _, d := range rec.Shape {
+			if d <= 0 {
+				return nil, fmt.Errorf("%s: record %d has shape %v; every dimension must be positive", path, i, rec.Shape)
+			}
+		}
 	}
 	return &r, nil
 }

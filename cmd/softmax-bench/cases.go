@@ -105,11 +105,13 @@ func parseShapes(s string) ([][]int, error) {
 			continue
 		}
 		var shape []int
+		n := 1
 		for _, f := range strings.Split(part, "x") {
 			d, err := strconv.Atoi(f)
-			if err != nil || d <= 0 {
-				return nil, fmt.Errorf("bad shape %q", part)
+			if err != nil || d <= 0 || n > (1<<40)/d {
+				return nil, fmt.Errorf("bad shape %q (positive dimensions, at most 2^40 elements)", part)
 			}
+			n *= d
 			shape = append(shape, d)
 		}
 		out = append(out, shape)
