@@ -94,7 +94,7 @@ func makeEvents(n int) (events, error) {
 	for range n {
 		e, err := cu.MakeEvent(cu.DefaultEvent)
 		if err != nil {
-			ev.destroy()
+			_ = ev.destroy() // already failing with err
 			return nil, fmt.Errorf("cuda: creating an event: %w", err)
 		}
 		ev = append(ev, e)
@@ -102,9 +102,21 @@ func makeEvents(n int) (events, error) {
 	return ev, nil
 }
 
-func (ev events) destroy() {
+func (ev events) destroy() error {
+	var first error
 	for i := range ev {
-		cu.DestroyEvent(&ev[i])
+		if err := cu.DestroyEvent(&ev[i]); err != nil && first == nil {
+			first = fmt.Errorf("cuda: destroying an event: %w", err)
+		}
+	}
+	return first
+}
+
+// keep sets *err to cleanup's error when *err is nil: deferred cleanup that
+// fails is reported unless an earlier error already is.
+func keep(err *error, cleanup error) {
+	if *err == nil {
+		*err = cleanup
 	}
 }
 
@@ -165,12 +177,12 @@ func (d *Device) TimeProblem(p Problem, reps int, warmup time.Duration) (Timing,
 		return Timing{}, fmt.Errorf("cuda: reps %d out of range [1, 2^20]", reps)
 	}
 	var tm Timing
-	err = d.do(func() error {
+	err = d.do(func() (err error) {
 		ev, err := makeEvents(2*reps + 2)
 		if err != nil {
 			return err
 		}
-		defer ev.destroy()
+		defer func() { keep(&err, ev.destroy()) }()
 		queued.Store(d, struct{}{})
 		defer queued.Delete(d)
 		k := 0
@@ -327,17 +339,17 @@ func (d *Device) LaunchOverhead(t Dtype, shape []int, x, y cu.DevicePtr, o Optio
 // the bytes read plus the bytes written (2n), and the median in µs.
 func (d *Device) CopyBandwidth(n int64, reps int) (gbs, us float64, err error) {
 	reps = max(reps, 1)
-	err = d.do(func() error {
+	err = d.do(func() (err error) {
 		src, err := cu.MemAlloc(n)
 		if err != nil {
 			return fmt.Errorf("cuda: allocating %d bytes: %w", n, err)
 		}
-		defer cu.MemFree(src)
+		defer func() { keep(&err, cu.MemFree(src)) }()
 		dst, err := cu.MemAlloc(n)
 		if err != nil {
 			return fmt.Errorf("cuda: allocating %d bytes: %w", n, err)
 		}
-		defer cu.MemFree(dst)
+		defer func() { keep(&err, cu.MemFree(dst)) }()
 		if err := cu.MemsetD8(src, 0x5a, n); err != nil {
 			return fmt.Errorf("cuda: filling %d bytes: %w", n, err)
 		}
@@ -345,7 +357,7 @@ func (d *Device) CopyBandwidth(n int64, reps int) (gbs, us float64, err error) {
 		if err != nil {
 			return err
 		}
-		defer ev.destroy()
+		defer func() { keep(&err, ev.destroy()) }()
 		for range 5 {
 			if err := cu.MemcpyDtoDAsync(dst, src, n, cu.NoStream); err != nil {
 				return fmt.Errorf("cuda: copying %d bytes: %w", n, err)

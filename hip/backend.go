@@ -130,13 +130,15 @@ func host[T float32 | float64](v *layout.View, t Dtype, bwd bool, mask []bool, b
 		// it, say): automatic mode runs on the CPU instead of failing.
 		return cpuFallback(v, bwd, mask, bufs)
 	}
-	return d.do(func() error {
+	return d.do(func() (err error) {
 		bytes := int64(v.Len()) * int64(t.Size())
 		c := &call{dt: t, v: v, bwd: bwd}
 		var ptrs []DevicePtr
 		defer func() {
 			for _, p := range ptrs {
-				free(p) // best effort: the result or first error is already decided
+				if e := free(p); e != nil && err == nil {
+					err = fmt.Errorf("hip: freeing device memory: %w", e)
+				}
 			}
 		}()
 		alloc := func(n int64) (DevicePtr, error) {

@@ -247,17 +247,25 @@ func (d *Device) Time(t Dtype, shape []int, bwd bool, bufs []DevicePtr, mask *Ma
 		return 0, fmt.Errorf("hip: Time takes %d buffers, got %d", want, len(bufs))
 	}
 	var ms float32
-	err = d.do(func() error {
+	err = d.do(func() (err error) {
 		start, err := newEvent()
 		if err != nil {
 			return fmt.Errorf("hip: creating an event: %w", err)
 		}
-		defer start.destroy()
+		defer func() {
+			if e := start.destroy(); e != nil && err == nil {
+				err = fmt.Errorf("hip: destroying an event: %w", e)
+			}
+		}()
 		stop, err := newEvent()
 		if err != nil {
 			return fmt.Errorf("hip: creating an event: %w", err)
 		}
-		defer stop.destroy()
+		defer func() {
+			if e := stop.destroy(); e != nil && err == nil {
+				err = fmt.Errorf("hip: destroying an event: %w", e)
+			}
+		}()
 		if err := start.record(d.stream); err != nil {
 			return fmt.Errorf("hip: recording an event: %w", err)
 		}

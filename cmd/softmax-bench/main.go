@@ -634,19 +634,27 @@ func (b *bench) check(op, dt string, shape []int, p cuda.Problem, sets int) stri
 
 // ---------------------------------------------------------------- launch overhead
 
-func (b *bench) launchOverhead() error {
+func (b *bench) launchOverhead() (err error) {
 	shape := []int{1, 1024}
 	n := numel(shape)
 	x, err := b.d.Alloc(int(n * 4))
 	if err != nil {
 		return err
 	}
-	defer b.d.Free(x)
+	defer func() {
+		if e := b.d.Free(x); e != nil && err == nil {
+			err = e
+		}
+	}()
 	y, err := b.d.Alloc(int(n * 4))
 	if err != nil {
 		return err
 	}
-	defer b.d.Free(y)
+	defer func() {
+		if e := b.d.Free(y); e != nil && err == nil {
+			err = e
+		}
+	}()
 	if err := b.fill(x, n, "float32"); err != nil {
 		return err
 	}
