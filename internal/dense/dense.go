@@ -50,8 +50,21 @@ func Output(prealloc any, like *tensor.Dense) (*tensor.Dense, any) {
 		p.Shape().Eq(like.Shape()) && !p.RequiresIterator() && !p.IsMaterializable() {
 		return p, data(p)
 	}
-	out := tensor.New(tensor.WithShape(like.Shape().Clone()...), tensor.Of(like.Dtype()))
-	return out, data(out)
+	// Allocate the slice here and hand it to the tensor, rather than
+	// tensor.New(tensor.Of(dt)) then Data(): under Go 1.26 that pair,
+	// called from several goroutines, makes the garbage collector find bad
+	// pointers (reproduced with gorgonia.org/tensor v0.9.24 alone), while a
+	// tensor over a Go slice does not.
+	n := like.Shape().TotalSize()
+	var backing any
+	switch like.Dtype() {
+	case tensor.Float32:
+		backing = make([]float32, n)
+	default:
+		backing = make([]float64, n)
+	}
+	out := tensor.New(tensor.WithShape(like.Shape().Clone()...), tensor.WithBacking(backing))
+	return out, backing
 }
 
 // Overlap reports whether two tensors share any memory (an output that
