@@ -160,7 +160,7 @@ func (d *Device) kernel(c *call, tier string) *kernel {
 	if c.bwd {
 		dir = "bwd"
 	}
-	return d.kernels["softmax_"+dir+"_"+tier+"_"+c.dt.suffix()]
+	return d.kernels["softmax_"+dir+"_"+tier+"_"+c.dt.Suffix()]
 }
 
 func (d *Device) makePlan(c *call) (plan, error) {

@@ -480,8 +480,8 @@ func TestGPUSharedMemoryBoundary(t *testing.T) {
 	d := device(t)
 	rng := rand.New(rand.NewPCG(3, 3))
 	for _, dt := range dtypes {
-		k := d.kernels["softmax_fwd_cached_"+dt.suffix()]
-		kb := d.kernels["softmax_bwd_cached_"+dt.suffix()]
+		k := d.kernels["softmax_fwd_cached_"+dt.Suffix()]
+		kb := d.kernels["softmax_bwd_cached_"+dt.Suffix()]
 		for _, edge := range []int{k.dynSmem / dt.Size(), kb.dynSmem / (2 * dt.Size())} {
 			for j, n := range []int{edge - 1, edge, edge + 1} {
 				p := rowsProblem(rng, 3, n, []int{1, 5, 3}[j])

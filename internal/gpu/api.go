@@ -1,0 +1,82 @@
+package gpu
+
+import (
+	"fmt"
+
+	"github.com/gosoftmax/softmax/internal/layout"
+)
+
+// Dtype is the element type of device buffers (packages cuda and hip
+// export it under their own name).
+type Dtype int
+
+const (
+	Float32  Dtype = iota // float32
+	Float64               // float64
+	Float16               // IEEE 754 half precision, stored as uint16 bits
+	BFloat16              // bfloat16, stored as uint16 bits
+)
+
+// Size is the element size in bytes (0 for an unknown dtype).
+func (t Dtype) Size() int {
+	if !t.Valid() {
+		return 0
+	}
+	return [...]int{4, 8, 2, 2}[t]
+}
+
+func (t Dtype) String() string {
+	if !t.Valid() {
+		return fmt.Sprintf("Dtype(%d)", int(t))
+	}
+	return [...]string{"float32", "float64", "float16", "bfloat16"}[t]
+}
+
+// Suffix is the dtype's part of a kernel name (softmax_fwd_warp32_f32).
+func (t Dtype) Suffix() string { return [...]string{"f32", "f64", "f16", "bf16"}[t] }
+
+// Valid reports whether t is one of the four dtypes.
+func (t Dtype) Valid() bool { return t >= Float32 && t <= BFloat16 }
+
+// Options are a softmax's parameters.
+type Options struct {
+	Axis   int     // reduced axis; negative counts from the end: 0 is the FIRST axis, -1 the last
+	Log    bool    // log-softmax instead of softmax
+	Scale  float64 // softmax(Scale*x); 0 means 1, otherwise finite and > 0
+	Causal bool    // mask (..., i, j) when j > i+Offset (last axis, rank >= 2)
+	Offset int     // causal offset
+}
+
+// Resolve checks a device-level call (pkg names the package in errors) and
+// returns its view. maskShape is nil when there is no mask.
+func Resolve(pkg string, t Dtype, shape, maskShape []int, masked bool, o Options) (*layout.View, error) {
+	if !t.Valid() {
+		return nil, fmt.Errorf("%s: unknown dtype %d", pkg, int(t))
+	}
+	if masked && maskShape == nil {
+		maskShape = []int{}
+	}
+	p := layout.Params{Axis: o.Axis, Log: o.Log, Masked: masked, Scale: o.Scale, Causal: o.Causal, Offset: o.Offset}
+	if p.Scale == 0 {
+		p.Scale = 1
+	}
+	return layout.Resolve(p, shape, maskShape)
+}
+
+// NonNull rejects a null device pointer for a problem with elements: a
+// kernel that reads address 0 leaves a sticky error that poisons the context
+// for every later call.
+func NonNull[P ~uintptr](pkg string, v *layout.View, mask P, names []string, ptrs ...P) error {
+	if v.Len() == 0 {
+		return nil
+	}
+	for i, p := range ptrs {
+		if p == 0 {
+			return fmt.Errorf("%s: %s is a null device pointer", pkg, names[i])
+		}
+	}
+	if v.Masked && v.MaskLen() > 0 && mask == 0 {
+		return fmt.Errorf("%s: mask.Ptr is a null device pointer", pkg)
+	}
+	return nil
+}
