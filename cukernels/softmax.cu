@@ -9,6 +9,7 @@
 // kernel (y, dy, dx, view..., extra...), all parameters 8 bytes, so the Go
 // side builds one argument list per call whatever the tier.
 #include "softmax.cuh"
+#include "long.cuh"
 
 // Launch bounds: the warp tier runs 128-thread blocks (so a lane may hold
 // 32 columns in registers), the others up to 1024 threads.

@@ -3,7 +3,7 @@
 # toolchain (scripts/hip-sdk.sh: Debian's hipcc 5.2.3) and fails if any
 # differs from the committed hipkernels/softmax-<target>.co, or if
 # resources.txt (registers, LDS and spills per kernel) does: a kernel source
-# (cukernels/softmax.cu, softmax.cuh, port.cuh or hipkernels/softmax.hip)
+# (cukernels/softmax.cu, *.cuh or hipkernels/softmax.hip)
 # was changed without `go generate ./hipkernels`, or the objects were built
 # some other way. hipcc's output is byte-stable here (two builds in
 # different folders compare equal), so the objects themselves are compared.
