@@ -5,11 +5,288 @@
 #pragma once
 #include "softmax.cuh"
 
-// ---------------------------- tier 3: block per row, online, two reads --
-// Rows longer than shared memory holds, when there are enough rows to give
-// every multiprocessor blocks. One read keeps a running (max, sum) per
-// thread, merged across the block; a second read writes the output. The
-// second read mostly hits L2 for rows up to a few MB.
+// ------------------------------------------------------ chunk helpers --
+// Tiers 3 and 4 stream a chunk [lo, hi) of a row through the block, once
+// for the statistics and once to write. Rows this long are bound by memory
+// latency unless each thread keeps several loads in flight, so the block
+// walks the chunk in steps of U*blockDim.x packs: thread t takes packs
+// t + u*blockDim.x of the step (u < U, so each of its loads is coalesced
+// across the block) and issues every load of the step before using any. A
+// pack is P columns: a 16-byte vector when the row is aligned for it (vec:
+// lo and hi are then multiples of P), else one column. The loops over steps
+// are uniform across the block (the step's first pack, bk, is the same in
+// every thread), so 64-bit positions stay in uniform registers and a
+// thread's own offsets are 32-bit. A chunk's packs fall in three runs:
+// kept whole (no mask, below the causal limit: full steps there look at no
+// mask), partly kept (mask bytes and the causal limit give each element's
+// bit; the step that crosses the chunk's end also goes here), and past the
+// causal limit (not read: the statistics skip it and the writes store the
+// masked output).
+//
+// The statistics are taken per batch of up to 16 values: masked entries
+// count as -Inf (which Stats ignores), the batch's maximum skips NaN, and
+// its exponentials are summed in the compute type against the new running
+// maximum, then added to the float64 sum (rescaled once if the maximum
+// grew). A batch holding NaN or +Inf (its sum NaN, or its maximum +Inf) is
+// folded element by element with add_online instead, so Stats comes out as
+// add_online alone would make it, up to the rounding of s.
+
+// LongUnroll is the packs per thread and step: forward (one array read
+// per step), backward (y and dy), and backward steps that look at masks
+// (fewer, to stay within 64 registers); and the packs of one batch of the
+// statistics (16 values, or one float64 pack: float64 exp needs many
+// registers of its own).
+template <typename T> struct LongUnroll {
+	static constexpr int fwd = 4, bwd = 4, bwd_masked = 2, batch = 16 / PackWidth<T, 16>::value;
+};
+template <> struct LongUnroll<double> {
+	static constexpr int fwd = 4, bwd = 2, bwd_masked = 2, batch = 1;
+};
+
+// LongMaskWord is an unsigned integer of P mask bytes.
+template <int P> struct LongMaskWord;
+template <> struct LongMaskWord<1> { typedef unsigned char type; };
+template <> struct LongMaskWord<2> { typedef unsigned short type; };
+template <> struct LongMaskWord<4> { typedef unsigned int type; };
+template <> struct LongMaskWord<8> { typedef unsigned long long type; };
+
+// LongKeep is what a chunk of packs [plo, phi) needs to say which of its
+// columns are kept.
+struct LongKeep {
+	const unsigned char* mask; // the row's mask (mask_row applied), nullptr: none
+	i64 mstride, kept;
+	i64 pfull; // packs [plo, pfull) are kept whole (no mask, below the causal limit)
+	i64 pkept; // packs [pkept, phi) keep nothing (past the causal limit)
+	bool mvec; // a pack's mask bytes are one aligned word (mstride 1)
+};
+
+// long_keep is the LongKeep of columns [lo, hi) (multiples of P, or P is
+// 1) of a row with mask row mrow and causal limit kept.
+template <int P>
+__device__ __forceinline__ LongKeep long_keep(const View& v, i64 mrow, i64 kept, i64 lo, i64 hi) {
+	LongKeep c;
+	const i64 k = kept < lo ? lo : kept > hi ? hi : kept;
+	c.mask = v.mask == nullptr ? nullptr : v.mask + mrow;
+	c.mstride = v.mstride;
+	c.kept = kept;
+	c.pfull = v.mask == nullptr ? k / P : lo / P;
+	c.pkept = (k + P - 1) / P;
+	c.mvec = P > 1 && v.mask != nullptr && v.mstride == 1 && reinterpret_cast<size_t>(c.mask) % P == 0;
+	return c;
+}
+
+// LongExp is exp(scale*(x-m)) for the sums and outputs of this file. The
+// half types take 2^((x-m)*scale*log2(e)) in float32 without sm_expx's
+// correction for the rounding of scale*log2(e) and of the product (about
+// 2^-23*|t| relative, 1.6e-5 at t = -133: far below a half's precision,
+// and in the sum s the terms that matter have small |t|); the correction
+// would make the half kernels bound by arithmetic rather than memory.
+// float32 and float64 keep sm_expx.
+template <typename T> struct LongExp {
+	static __device__ __forceinline__ typename Num<T>::acc of(typename Num<T>::acc x, typename Num<T>::acc m,
+	                                                        const Expo& e) {
+		return sm_expx(x, m, e);
+	}
+};
+template <> struct LongExp<sm_half> {
+	static __device__ __forceinline__ float of(float x, float m, const Expo& e) { return sm_exp2((x - m) * e.hi); }
+};
+template <> struct LongExp<sm_bf16> {
+	static __device__ __forceinline__ float of(float x, float m, const Expo& e) { return sm_exp2((x - m) * e.hi); }
+};
+
+// long_max is the larger of a and b where b is not NaN, a NaN a counting
+// as nothing (fmax's rule, one instruction).
+__device__ __forceinline__ float long_max(float a, float b) { return fmaxf(a, b); }
+__device__ __forceinline__ double long_max(double a, double b) { return fmax(a, b); }
+
+// LongTreeSum adds N (a power of two) values from e on pairwise.
+template <int N> struct LongTreeSum {
+	template <typename A> static __device__ __forceinline__ A of(const A* e) {
+		return LongTreeSum<N / 2>::of(e) + LongTreeSum<N / 2>::of(e + N / 2);
+	}
+};
+template <> struct LongTreeSum<1> {
+	template <typename A> static __device__ __forceinline__ A of(const A* e) { return e[0]; }
+};
+
+// LongWalk is the block's walk over packs of a chunk that ends at pack phi, U
+// packs per thread and step.
+template <int U> struct LongWalk {
+	i64 bk, phi; // the step's first pack (uniform); the chunk's end
+	int t, step; // threadIdx.x, blockDim.x
+	__device__ __forceinline__ LongWalk(i64 first, i64 phi_)
+	    : bk(first), phi(phi_), t(threadIdx.x), step(blockDim.x) {}
+	__device__ __forceinline__ i64 span() const { return (i64)U * step; }
+	// full: the step's packs all lie below end.
+	__device__ __forceinline__ bool full(i64 end) const { return bk + span() <= end; }
+	__device__ __forceinline__ void next() { bk += span(); }
+	// left is how many packs the step has (at most span()).
+	__device__ __forceinline__ int left() const {
+		const i64 l = phi - bk;
+		return l < span() ? (int)l : (int)span();
+	}
+	// off is the position of this thread's pack u in the step.
+	__device__ __forceinline__ int off(int u) const { return t + u * step; }
+};
+
+// LongPacks is one step of a thread: U packs of P elements as loaded
+// (converted to the compute type only where each value is used, which
+// keeps the half types at 4 registers a pack) and, unless ALL (every
+// element kept), which are kept: bit j of kb[u] for element j of pack u.
+template <typename T, int P, int U, bool ALL> struct LongPacks {
+	typedef typename Num<T>::acc A;
+	Pack<T, P> r[U];
+	unsigned kb[U];
+	__device__ __forceinline__ A at(int u, int j) const { return Num<T>::in(r[u].v[j]); }
+	__device__ __forceinline__ bool kept(int u, int j) const { return ALL || (kb[u] >> j & 1u); }
+	// x is element (u, j), -Inf where not kept.
+	__device__ __forceinline__ A x(int u, int j) const { return kept(u, j) ? at(u, j) : -sm_inf<A>(); }
+	// load reads this thread's packs of the step from p (the chunk's
+	// array, in elements): all of them when ALL, else those below the
+	// chunk's end. Every load is issued before any value is used.
+	__device__ __forceinline__ void load(const T* p, const LongWalk<U>& w) {
+		const Pack<T, P>* q = reinterpret_cast<const Pack<T, P>*>(p) + w.bk;
+		const int left = ALL ? 0 : w.left();
+#pragma unroll
+		for (int u = 0; u < U; ++u) {
+			// Packs past the end are zero, not left undefined: a register
+			// only written under a predicate would be live from the
+			// kernel's start.
+			if (ALL || w.off(u) < left) {
+				r[u] = q[w.off(u)];
+			} else {
+#pragma unroll
+				for (int j = 0; j < P; ++j) r[u].v[j] = Num<T>::out(A(0));
+			}
+		}
+	}
+	// keep sets kb: columns below the causal limit, past the step's end
+	// none, and where there is a mask, its nonzero bytes (read only for
+	// packs the limit leaves something of).
+	__device__ __forceinline__ void keep(const LongKeep& c, const LongWalk<U>& w) {
+		constexpr unsigned fullbits = (1u << P) - 1u;
+		constexpr i64 big = 1 << 30;
+		const i64 col0 = w.bk * P; // the step's first column
+		const i64 r0 = c.kept - col0;
+		const int rem0 = r0 > big ? (int)big : r0 < -big ? (int)-big : (int)r0;
+		const int left = w.left();
+		const unsigned char* m = c.mask == nullptr ? nullptr : c.mask + col0 * c.mstride;
+#pragma unroll
+		for (int u = 0; u < U; ++u) {
+			const int o = w.off(u) * P, rem = rem0 - o;
+			unsigned b = w.off(u) >= left ? 0u : rem >= P ? fullbits : rem > 0 ? (1u << rem) - 1u : 0u;
+			if (m != nullptr && b != 0) {
+				if (c.mvec) {
+					typedef typename LongMaskWord<P>::type W;
+					const W mw = *reinterpret_cast<const W*>(m + o);
+#pragma unroll
+					for (int j = 0; j < P; ++j)
+						if (((mw >> (8 * j)) & 0xff) == 0) b &= ~(1u << j);
+				} else { // one byte at a time (rolled: the 64-bit offsets of every
+					 // element of the step would otherwise be kept across steps)
+					const unsigned char* mp = m + (i64)o * c.mstride;
+#pragma unroll 1
+					for (int j = 0; j < P; ++j, mp += c.mstride)
+						if ((b >> j & 1u) && *mp == 0) b &= ~(1u << j);
+				}
+			}
+			kb[u] = b;
+		}
+	}
+};
+
+// long_fill writes o to this thread's packs of [first, phi) of p.
+template <typename T, int P>
+__device__ __forceinline__ void long_fill(T* p, i64 first, i64 phi, const Pack<T, P>& o) {
+	for (i64 pk = first + threadIdx.x; pk < phi; pk += blockDim.x) reinterpret_cast<Pack<T, P>*>(p)[pk] = o;
+}
+template <typename T, int P> __device__ __forceinline__ Pack<T, P> long_pack_of(typename Num<T>::acc x) {
+	Pack<T, P> o;
+#pragma unroll
+	for (int j = 0; j < P; ++j) o.v[j] = Num<T>::out(x);
+	return o;
+}
+
+// group_stats folds packs [u0, u0 + G) of a step into st: the batch of the
+// fast path is G packs, at most 16 values, so that the values converted
+// for the maximum stay in registers for the exponentials (32 float32
+// values from half packs would not).
+template <int G, typename T, int P, int U, bool ALL>
+__device__ __forceinline__ void group_stats(Stats<typename Num<T>::acc>& st, const LongPacks<T, P, U, ALL>& s, int u0,
+                                            const Expo& ex) {
+	typedef typename Num<T>::acc A;
+	const A inf = sm_inf<A>();
+	A mb = -inf; // the batch's maximum, NaN skipped
+#pragma unroll
+	for (int u = u0; u < u0 + G; ++u)
+#pragma unroll
+		for (int j = 0; j < P; ++j) mb = long_max(s.x(u, j), mb);
+	if (mb == -inf) { // nothing finite or +Inf kept: only -Inf and NaN
+		bool nan = false;
+#pragma unroll
+		for (int u = u0; u < u0 + G; ++u)
+#pragma unroll
+			for (int j = 0; j < P; ++j) nan |= s.kept(u, j) && s.at(u, j) != s.at(u, j);
+		if (nan) st.nan = 1;
+		return;
+	}
+	if (mb != inf) {
+		const A m = mb > st.m ? mb : st.m; // finite
+		A e[G * P];
+#pragma unroll
+		for (int u = 0; u < G; ++u)
+#pragma unroll
+			for (int j = 0; j < P; ++j) // -Inf gives 0, NaN NaN
+				e[u * P + j] = LongExp<T>::of(s.x(u0 + u, j), m, ex);
+		const A sb = LongTreeSum<G * P>::of(e);
+		if (sb == sb) {
+			if (m > st.m) { // st.m == -Inf has st.s == 0 and a factor 0
+				st.s = st.s * (double)sm_expx(st.m, m, ex) + (double)sb;
+				st.m = m;
+			} else {
+				st.s += (double)sb;
+			}
+			return;
+		}
+	}
+	// The exact fold, element by element (unrolled like the rest: a rolled
+	// loop would index the step's registers, which HIP puts in scratch).
+#pragma unroll
+	for (int u = u0; u < u0 + G; ++u)
+#pragma unroll
+		for (int j = 0; j < P; ++j)
+			if (s.kept(u, j)) add_online<T>(st, s.at(u, j), ex);
+}
+
+// step_stats folds one step into st, in batches of up to 16 values.
+template <typename T, int P, int U, bool ALL>
+__device__ __forceinline__ void step_stats(Stats<typename Num<T>::acc>& st, const LongPacks<T, P, U, ALL>& s,
+                                           const Expo& ex) {
+	constexpr int B = P == 1 ? 16 : LongUnroll<T>::batch, G = B < U ? B : U;
+	static_assert(U % G == 0, "whole batches");
+#pragma unroll
+	for (int u0 = 0; u0 < U; u0 += G) group_stats<G>(st, s, u0, ex);
+}
+
+// stats_packs folds packs [plo, phi) of P columns into st.
+template <typename T, int P>
+__device__ __forceinline__ void stats_packs(const T* xr, const View& v, const LongKeep& ck, i64 plo, i64 phi,
+                                            Stats<typename Num<T>::acc>& st) {
+	constexpr int U = LongUnroll<T>::fwd;
+	LongWalk<U> w(plo, phi);
+	for (; w.full(ck.pfull); w.next()) {
+		LongPacks<T, P, U, true> s;
+		s.load(xr, w);
+		step_stats(st, s, v.ex);
+	}
+	for (; w.bk < ck.pkept; w.next()) { // past pkept nothing is kept
+		LongPacks<T, P, U, false> s;
+		s.load(xr, w);
+		s.keep(ck, w);
+		step_stats(st, s, v.ex);
+	}
+}
 
 // chunk_stats folds columns [lo, hi) of a row into st; vec says the row is
 // 16-byte aligned and lo, hi are multiples of the vector width.
@@ -17,38 +294,227 @@ template <typename T>
 __device__ __forceinline__ void chunk_stats(const T* xr, const View& v, i64 mrow, i64 kept, i64 lo, i64 hi,
                                             bool vec, Stats<typename Num<T>::acc>& st) {
 	constexpr int P = PackWidth<T, 16>::value;
-	if (vec) {
-		for (i64 pk = lo / P + threadIdx.x; pk < hi / P; pk += blockDim.x) {
-			typename Num<T>::acc a[P];
-			load_pack<T, P>(xr, pk * P, v.n, true, a);
+	if (vec) stats_packs<T, P>(xr, v, long_keep<P>(v, mrow, kept, lo, hi), lo / P, hi / P, st);
+	else stats_packs<T, 1>(xr, v, long_keep<1>(v, mrow, kept, lo, hi), lo, hi, st);
+}
+
+// Output modes of the forward write, by the kind of row (fwd_out's cases
+// with the switch taken once per chunk): normal softmax, normal
+// log-softmax, NaN rows (kept entries NaN), +Inf rows (kept +Inf entries
+// get c, the share of each).
+enum { LONG_EXP, LONG_LOG, LONG_NAN, LONG_INF };
+
+// write_step writes the outputs of a step's packs below the chunk's end.
+template <typename T, int P, int U, int MODE, bool ALL>
+__device__ __forceinline__ void write_step(const LongPacks<T, P, U, ALL>& s, T* yr, const LongWalk<U>& w, const View& v,
+                                           const Fin<typename Num<T>::acc>& f, typename Num<T>::acc c) {
+	typedef typename Num<T>::acc A;
+	Pack<T, P>* q = reinterpret_cast<Pack<T, P>*>(yr) + w.bk;
+	const int left = ALL ? 0 : w.left();
 #pragma unroll
-			for (int j = 0; j < P; ++j)
-				if (v.keeps(mrow, kept, pk * P + j)) add_online<T>(st, a[j], v.ex);
+	for (int u = 0; u < U; ++u) {
+		if (!ALL && w.off(u) >= left) break;
+		Pack<T, P> o;
+#pragma unroll
+		for (int j = 0; j < P; ++j) {
+			const bool k = s.kept(u, j);
+			const bool lg = MODE == LONG_LOG || (MODE != LONG_EXP && v.log);
+			const A x = s.at(u, j), zero = lg ? -sm_inf<A>() : A(0);
+			A r;
+			if (MODE == LONG_EXP) r = normed(LongExp<T>::of(x, f.m, v.ex), f);
+			else if (MODE == LONG_LOG) r = Num<T>::logout(x, f.m, v.scale, f.lsum);
+			else if (MODE == LONG_NAN) r = sm_nan<A>();
+			else r = x == sm_inf<A>() ? c : zero;
+			o.v[j] = Num<T>::out(k ? r : zero);
 		}
-		return;
+		q[w.off(u)] = o;
 	}
-	for (i64 k = lo + threadIdx.x; k < hi; k += blockDim.x)
-		if (v.keeps(mrow, kept, k)) add_online<T>(st, Num<T>::in(xr[k]), v.ex);
+}
+
+// write_packs writes packs [plo, phi) of y; past the causal limit, and in
+// rows with nothing kept, the output is that of a masked entry.
+template <typename T, int P, int MODE>
+__device__ __forceinline__ void write_packs(const T* xr, T* yr, const View& v, const LongKeep& ck, i64 plo, i64 phi,
+                                            const Fin<typename Num<T>::acc>& f, typename Num<T>::acc c) {
+	typedef typename Num<T>::acc A;
+	constexpr int U = LongUnroll<T>::fwd;
+	LongWalk<U> w(plo, phi);
+	for (; w.full(ck.pfull); w.next()) {
+		LongPacks<T, P, U, true> s;
+		s.load(xr, w);
+		write_step<T, P, U, MODE>(s, yr, w, v, f, c);
+	}
+	for (; w.bk < ck.pkept; w.next()) {
+		LongPacks<T, P, U, false> s;
+		s.load(xr, w);
+		s.keep(ck, w);
+		write_step<T, P, U, MODE>(s, yr, w, v, f, c);
+	}
+	long_fill<T, P>(yr, w.bk, phi, long_pack_of<T, P>(v.log ? -sm_inf<A>() : A(0)));
+}
+
+template <typename T, int P>
+__device__ __forceinline__ void write_chunk(const T* xr, T* yr, const View& v, const LongKeep& ck, i64 plo, i64 phi,
+                                           const Fin<typename Num<T>::acc>& f) {
+	typedef typename Num<T>::acc A;
+	switch (f.kind) {
+	case ROW_NORMAL:
+		if (v.log) write_packs<T, P, LONG_LOG>(xr, yr, v, ck, plo, phi, f, A(0));
+		else write_packs<T, P, LONG_EXP>(xr, yr, v, ck, plo, phi, f, A(0));
+		break;
+	case ROW_NAN:
+		write_packs<T, P, LONG_NAN>(xr, yr, v, ck, plo, phi, f, A(0));
+		break;
+	case ROW_INF:
+		write_packs<T, P, LONG_INF>(xr, yr, v, ck, plo, phi, f,
+		                            v.log ? A(-log((double)f.infs)) : A(1.0 / f.infs));
+		break;
+	default: // nothing kept: every output is a masked one
+		long_fill<T, P>(yr, plo, phi, long_pack_of<T, P>(v.log ? -sm_inf<A>() : A(0)));
+	}
 }
 
 template <typename T>
 __device__ __forceinline__ void chunk_write(const T* xr, T* yr, const View& v, i64 mrow, i64 kept, i64 lo, i64 hi,
                                             bool vec, const Fin<typename Num<T>::acc>& f) {
+	constexpr int P = PackWidth<T, 16>::value;
+	if (vec) write_chunk<T, P>(xr, yr, v, long_keep<P>(v, mrow, kept, lo, hi), lo / P, hi / P, f);
+	else write_chunk<T, 1>(xr, yr, v, long_keep<1>(v, mrow, kept, lo, hi), lo, hi, f);
+}
+
+// grad_step adds a step to g: its terms (y*dy in the compute type, log:
+// dy) summed in float64, then into g.c.
+template <typename T, int P, int U, bool LOG, bool ALL>
+__device__ __forceinline__ void grad_step(const LongPacks<T, P, U, ALL>& a, const LongPacks<T, P, U, ALL>& b,
+                                          GradStats<typename Num<T>::acc>& g) {
 	typedef typename Num<T>::acc A;
+	double c = 0.0;
+	int any = 0;
+#pragma unroll
+	for (int u = 0; u < U; ++u)
+#pragma unroll
+		for (int j = 0; j < P; ++j) {
+			const bool k = a.kept(u, j);
+			if (LOG) {
+				c += k ? (double)b.at(u, j) : 0.0;
+				any |= k && a.at(u, j) != -sm_inf<A>(); // NaN counts
+			} else {
+				c += k ? (double)(b.at(u, j) * a.at(u, j)) : 0.0;
+			}
+		}
+	g.c += c;
+	g.any |= any;
+}
+
+template <typename T, int P, bool LOG>
+__device__ __forceinline__ void grad_packs(const T* y, const T* dy, const LongKeep& ck, i64 plo, i64 phi,
+                                           GradStats<typename Num<T>::acc>& g) {
+	constexpr int U = LongUnroll<T>::bwd, UG = LongUnroll<T>::bwd_masked;
+	LongWalk<U> w(plo, phi);
+	for (; w.full(ck.pfull); w.next()) {
+		LongPacks<T, P, U, true> a, b;
+		a.load(y, w);
+		b.load(dy, w);
+		grad_step<T, P, U, LOG>(a, b, g);
+	}
+	for (LongWalk<UG> wg(w.bk, phi); wg.bk < ck.pkept; wg.next()) {
+		LongPacks<T, P, UG, false> a, b;
+		a.load(y, wg);
+		b.load(dy, wg);
+		a.keep(ck, wg);
+		grad_step<T, P, UG, LOG>(a, b, g);
+	}
+}
+
+template <typename T>
+__device__ __forceinline__ void chunk_grad(const T* y, const T* dy, const View& v, i64 mrow, i64 kept, i64 lo,
+                                           i64 hi, bool vec, GradStats<typename Num<T>::acc>& g) {
 	constexpr int P = PackWidth<T, 16>::value;
 	if (vec) {
-		for (i64 pk = lo / P + threadIdx.x; pk < hi / P; pk += blockDim.x) {
-			A a[P];
-			load_pack<T, P>(xr, pk * P, v.n, true, a);
-#pragma unroll
-			for (int j = 0; j < P; ++j) a[j] = fwd_out<T>(v, v.keeps(mrow, kept, pk * P + j), a[j], f);
-			store_pack<T, P>(yr, pk * P, v.n, true, a);
-		}
-		return;
+		const LongKeep ck = long_keep<P>(v, mrow, kept, lo, hi);
+		if (v.log) grad_packs<T, P, true>(y, dy, ck, lo / P, hi / P, g);
+		else grad_packs<T, P, false>(y, dy, ck, lo / P, hi / P, g);
+	} else {
+		const LongKeep ck = long_keep<1>(v, mrow, kept, lo, hi);
+		if (v.log) grad_packs<T, 1, true>(y, dy, ck, lo, hi, g);
+		else grad_packs<T, 1, false>(y, dy, ck, lo, hi, g);
 	}
-	for (i64 k = lo + threadIdx.x; k < hi; k += blockDim.x)
-		yr[k] = Num<T>::out(fwd_out<T>(v, v.keeps(mrow, kept, k), Num<T>::in(xr[k]), f));
 }
+
+// grad_write_step writes dx for a step's packs below the chunk's end
+// (grad_out's arithmetic; s = scale, c = the row's sum, both in the compute
+// type).
+template <typename T, int P, int U, bool LOG, bool ALL>
+__device__ __forceinline__ void grad_write_step(const LongPacks<T, P, U, ALL>& a, const LongPacks<T, P, U, ALL>& b,
+                                                T* dx, const LongWalk<U>& w, typename Num<T>::acc s,
+                                                typename Num<T>::acc c) {
+	typedef typename Num<T>::acc A;
+	Pack<T, P>* q = reinterpret_cast<Pack<T, P>*>(dx) + w.bk;
+	const int left = ALL ? 0 : w.left();
+#pragma unroll
+	for (int u = 0; u < U; ++u) {
+		if (!ALL && w.off(u) >= left) break;
+		Pack<T, P> o;
+#pragma unroll
+		for (int j = 0; j < P; ++j) {
+			const A yv = a.at(u, j), dv = b.at(u, j);
+			A r;
+			if (LOG) r = s * (dv - sm_exp(yv) * c);
+			else r = s * yv * (dv - c);
+			o.v[j] = Num<T>::out(a.kept(u, j) ? r : A(0));
+		}
+		q[w.off(u)] = o;
+	}
+}
+
+template <typename T, int P, bool LOG>
+__device__ __forceinline__ void grad_write_packs(const T* y, const T* dy, T* dx, const View& v, const LongKeep& ck,
+                                                 i64 plo, i64 phi, const GradStats<typename Num<T>::acc>& g) {
+	typedef typename Num<T>::acc A;
+	constexpr int U = LongUnroll<T>::bwd, UG = LongUnroll<T>::bwd_masked;
+	const A s = A(v.scale), c = A(g.c);
+	LongWalk<U> w(plo, phi);
+	for (; w.full(ck.pfull); w.next()) {
+		LongPacks<T, P, U, true> a, b;
+		a.load(y, w);
+		b.load(dy, w);
+		grad_write_step<T, P, U, LOG>(a, b, dx, w, s, c);
+	}
+	LongWalk<UG> wg(w.bk, phi);
+	for (; wg.bk < ck.pkept; wg.next()) {
+		LongPacks<T, P, UG, false> a, b;
+		a.load(y, wg);
+		b.load(dy, wg);
+		a.keep(ck, wg);
+		grad_write_step<T, P, UG, LOG>(a, b, dx, wg, s, c);
+	}
+	long_fill<T, P>(dx, wg.bk, phi, long_pack_of<T, P>(A(0))); // masked by the causal limit
+}
+
+template <typename T>
+__device__ __forceinline__ void chunk_grad_write(const T* y, const T* dy, T* dx, const View& v, i64 mrow, i64 kept,
+                                                 i64 lo, i64 hi, bool vec, const GradStats<typename Num<T>::acc>& g) {
+	constexpr int P = PackWidth<T, 16>::value;
+	typedef typename Num<T>::acc A;
+	if (vec) {
+		const LongKeep ck = long_keep<P>(v, mrow, kept, lo, hi);
+		if (v.log && !g.any) // every kept y -Inf: dx is 0
+			long_fill<T, P>(dx, lo / P, hi / P, long_pack_of<T, P>(A(0)));
+		else if (v.log) grad_write_packs<T, P, true>(y, dy, dx, v, ck, lo / P, hi / P, g);
+		else grad_write_packs<T, P, false>(y, dy, dx, v, ck, lo / P, hi / P, g);
+	} else {
+		const LongKeep ck = long_keep<1>(v, mrow, kept, lo, hi);
+		if (v.log && !g.any) long_fill<T, 1>(dx, lo, hi, long_pack_of<T, 1>(A(0)));
+		else if (v.log) grad_write_packs<T, 1, true>(y, dy, dx, v, ck, lo, hi, g);
+		else grad_write_packs<T, 1, false>(y, dy, dx, v, ck, lo, hi, g);
+	}
+}
+
+// ---------------------------- tier 3: block per row, online, two reads --
+// Rows longer than shared memory holds, when there are enough rows to give
+// every multiprocessor blocks. One read keeps a running (max, sum) per
+// thread, merged across the block; a second read writes the output. The
+// second read mostly hits L2 for rows up to a few MB.
 
 template <typename T>
 __device__ __forceinline__ void fwd_block(const T* x, T* y, const View& v, bool vec) {
@@ -62,46 +528,6 @@ __device__ __forceinline__ void fwd_block(const T* x, T* y, const View& v, bool 
 		set_sum(f, st.s, v.log);
 		chunk_write<T>(x + row * v.n, y + row * v.n, v, mrow, kept, 0, v.n, vec, f);
 	}
-}
-
-template <typename T>
-__device__ __forceinline__ void chunk_grad(const T* y, const T* dy, const View& v, i64 mrow, i64 kept, i64 lo,
-                                           i64 hi, bool vec, GradStats<typename Num<T>::acc>& g) {
-	typedef typename Num<T>::acc A;
-	constexpr int P = PackWidth<T, 16>::value;
-	if (vec) {
-		for (i64 pk = lo / P + threadIdx.x; pk < hi / P; pk += blockDim.x) {
-			A a[P], b[P];
-			load_pack<T, P>(y, pk * P, v.n, true, a);
-			load_pack<T, P>(dy, pk * P, v.n, true, b);
-#pragma unroll
-			for (int j = 0; j < P; ++j)
-				if (v.keeps(mrow, kept, pk * P + j)) grad_add(v, g, a[j], b[j]);
-		}
-		return;
-	}
-	for (i64 k = lo + threadIdx.x; k < hi; k += blockDim.x)
-		if (v.keeps(mrow, kept, k)) grad_add(v, g, Num<T>::in(y[k]), Num<T>::in(dy[k]));
-}
-
-template <typename T>
-__device__ __forceinline__ void chunk_grad_write(const T* y, const T* dy, T* dx, const View& v, i64 mrow, i64 kept,
-                                                 i64 lo, i64 hi, bool vec, const GradStats<typename Num<T>::acc>& g) {
-	typedef typename Num<T>::acc A;
-	constexpr int P = PackWidth<T, 16>::value;
-	if (vec) {
-		for (i64 pk = lo / P + threadIdx.x; pk < hi / P; pk += blockDim.x) {
-			A a[P], b[P];
-			load_pack<T, P>(y, pk * P, v.n, true, a);
-			load_pack<T, P>(dy, pk * P, v.n, true, b);
-#pragma unroll
-			for (int j = 0; j < P; ++j) a[j] = grad_out<T>(v, v.keeps(mrow, kept, pk * P + j), a[j], b[j], g);
-			store_pack<T, P>(dx, pk * P, v.n, true, a);
-		}
-		return;
-	}
-	for (i64 k = lo + threadIdx.x; k < hi; k += blockDim.x)
-		dx[k] = Num<T>::out(grad_out<T>(v, v.keeps(mrow, kept, k), Num<T>::in(y[k]), Num<T>::in(dy[k]), g));
 }
 
 template <typename T>
