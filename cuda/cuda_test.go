@@ -14,6 +14,7 @@ import (
 
 	"gorgonia.org/cu"
 
+	"github.com/gosoftmax/softmax/internal/gpu"
 	"github.com/gosoftmax/softmax/internal/layout"
 	"github.com/gosoftmax/softmax/internal/reference"
 )
@@ -325,7 +326,7 @@ func check(t testing.TB, d *Device, p problem, dt Dtype, tier Tier, off int) str
 // tiers lists TierAuto and every tier that can compute p.
 func tiers(d *Device, p problem, dt Dtype, v *layout.View) []Tier {
 	out := []Tier{TierAuto}
-	for t := TierWarp; t <= TierInner; t++ {
+	for t := TierRows; t <= TierInner; t++ {
 		if d.eligible(&call{dt: dt, v: v}, t) && d.eligible(&call{dt: dt, v: v, bwd: true}, t) {
 			out = append(out, t)
 		}
@@ -457,6 +458,46 @@ func TestGPUTierBoundaries(t *testing.T) {
 	}
 }
 
+// TestGPURowsBoundaries runs rows one shorter than, as long as, and one
+// longer than each row length at which tier 1 changes its packs per thread
+// (and, at the largest, hands over to the next tier), forward and
+// backward, with several rows per warp where the group is narrow.
+func TestGPURowsBoundaries(t *testing.T) {
+	d := device(t)
+	rng := rand.New(rand.NewPCG(6, 6))
+	for _, dt := range dtypes {
+		for _, bwd := range []bool{false, true} {
+			var edges []int
+			last := 0
+			for n := 1; n <= 1<<16; n++ {
+				k, _, ok := gpu.RowsShape(dt, bwd, false, int64(n), warpSize)
+				if !ok {
+					edges = append(edges, n-1)
+					break
+				}
+				if k != last && n > 1 {
+					edges = append(edges, n-1)
+				}
+				last = k
+			}
+			for i, edge := range edges {
+				for j, n := range []int{edge - 1, edge, edge + 1} {
+					if n < 1 || testing.Short() && j != 1 && edge > 4096 {
+						continue
+					}
+					// With and without the pipelined kernels (aligned rows
+					// take them when they can).
+					for _, noPipe := range []bool{false, true} {
+						d.noPipe = noPipe
+						run(t, d, rowsProblem(rng, 5, n, (i+j)%7), dt, TierAuto, TierRows)
+					}
+					d.noPipe = false
+				}
+			}
+		}
+	}
+}
+
 // TestGPUSharedMemoryBoundary runs rows one shorter than, as long as, and
 // one longer than what tier 2 holds in shared memory, forward and
 // backward.
@@ -512,13 +553,14 @@ func TestGPUDispatch(t *testing.T) {
 		want  Tier
 	}{
 		{[]int{4, 5, 6}, 1, TierInner},
-		{[]int{100, 1024}, -1, TierWarp},
-		{[]int{100, 1025}, -1, TierCached},
-		{[]int{1000, edge}, -1, TierCached},
+		{[]int{100, 1}, -1, TierRows},
+		{[]int{100, 1025}, -1, TierRows},
+		{[]int{1000, 16384}, -1, TierRows},
+		{[]int{1000, 16385}, -1, TierBlock},
 		{[]int{1000, edge + 1}, -1, TierBlock},
 		{[]int{2*sms - 1, splitMinN}, -1, TierSplit},
-		{[]int{2 * sms, splitMinN}, -1, TierCached},
-		{[]int{4, splitMinN - 1}, -1, TierCached},
+		{[]int{2 * sms, splitMinN}, -1, TierRows},
+		{[]int{4, splitMinN - 1}, -1, TierRows},
 		{[]int{4, 1 << 25}, -1, TierSplit},
 	} {
 		if got := d.planTier(&call{dt: Float32, v: v(c.shape, c.axis)}); got != c.want {

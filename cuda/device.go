@@ -37,9 +37,10 @@ type Device struct {
 	ctx       cu.CUContext
 	mod       cu.Module
 	kernels   map[string]*kernel
-	sms       int // multiprocessors
-	smemOptin int // shared memory per block after opting in, bytes
-	l2        int // L2 cache, bytes
+	noPipe    bool // tests: tier 1 without its pipelined kernels
+	sms       int  // multiprocessors
+	smemOptin int  // shared memory per block after opting in, bytes
+	l2        int  // L2 cache, bytes
 	work      cu.DevicePtr
 	workBytes int64
 }
@@ -48,8 +49,9 @@ type Device struct {
 type kernel struct {
 	name       string
 	fn         cu.Function
-	maxThreads int // per block, from the function's registers
-	dynSmem    int // largest dynamic shared memory a launch may ask for
+	maxThreads int            // per block, from the function's registers
+	dynSmem    int            // largest dynamic shared memory a launch may ask for
+	occ        map[[2]int]int // blocks per SM by (threads, dynamic shared memory)
 }
 
 var (

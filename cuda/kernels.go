@@ -20,7 +20,7 @@ type Tier int
 
 const (
 	TierAuto   Tier = iota // let planTier choose
-	TierWarp               // 1: warp per row, row in registers
+	TierRows               // 1: a row in the registers of a group of threads
 	TierCached             // 2: block per row, row in shared memory
 	TierBlock              // 3: block per row, online max/sum, two reads
 	TierSplit              // 4: split rows across blocks
@@ -28,14 +28,11 @@ const (
 )
 
 func (t Tier) String() string {
-	return [...]string{"auto", "warp", "cached", "block", "split", "inner"}[t]
+	return [...]string{"auto", "rows", "cached", "block", "split", "inner"}[t]
 }
 
 const (
 	warpSize     = 32 // SM_WARP in cukernels/port.cuh
-	warpCols     = 32 // largest columns per lane in the warp tier
-	warpMaxN     = warpSize * warpCols
-	warpThreads  = 128 // SM_WARP_THREADS in softmax.cu
 	innerThreads = 256
 	vecBytes     = 16    // widest access, PackWidth in softmax.cuh
 	splitMinN    = 16384 // rows at least this long may be split...
@@ -43,14 +40,15 @@ const (
 	maxGridY     = 65535
 )
 
-var warpTiers = []int{1, 2, 4, 8, 16, 32}
-
 func kernelNames() []string {
 	var names []string
-	for _, s := range []string{"f32", "f64", "f16", "bf16"} {
+	for dt := gpu.Float32; dt <= gpu.BFloat16; dt++ {
+		s := dt.Suffix()
 		for _, dir := range []string{"fwd", "bwd"} {
-			for _, c := range warpTiers {
-				names = append(names, fmt.Sprintf("softmax_%s_warp%d_%s", dir, c, s))
+			for _, k := range gpu.RowsKs(dir == "bwd") {
+				for _, m := range []bool{false, true} {
+					names = append(names, gpu.RowsKernel(dt, dir == "bwd", k, m), gpu.PipeKernel(dt, dir == "bwd", k, m))
+				}
 			}
 			for _, t := range []string{"cached", "block", "split_stats", "split_apply", "inner"} {
 				names = append(names, fmt.Sprintf("softmax_%s_%s_%s", dir, t, s))
@@ -78,7 +76,7 @@ type plan struct {
 	threads int
 	smem    int
 	vec     bool
-	group   int   // warp tier: lanes per row
+	group   int   // rows tier: threads per row
 	chunk   int64 // split tier: columns per block
 	splits  int64
 	work    int64 // split tier: workspace bytes
@@ -106,24 +104,25 @@ func aligned(bufs []cu.DevicePtr, n int) bool {
 // planTier is the dispatch rule: which tier computes c, unless the caller
 // forces one.
 //
-//	inner > 1                                   -> inner
-//	n <= 1024                                   -> warp
+//	inner > 1                                     -> inner
 //	rows < 2*SMs and n >= 16384 (and rows<=65535) -> split
-//	row (y and dy backward) fits shared memory  -> cached
-//	otherwise                                   -> block
+//	row fits 1024 threads' registers (gpu.RowsShape) -> rows
+//	otherwise                                     -> block
 func (d *Device) planTier(c *call) Tier {
 	v := c.v
 	n, rows := int64(v.N), int64(v.Outer)
 	switch {
 	case v.Inner > 1:
 		return TierInner
-	case n <= warpMaxN:
-		return TierWarp
 	case rows < splitRowsPer*int64(d.sms) && n >= splitMinN && rows <= maxGridY:
 		return TierSplit
-	case d.cachedBytes(c) <= int64(d.kernel(c, "cached").dynSmem):
-		return TierCached
+	case d.eligible(c, TierRows):
+		return TierRows
 	default:
+		// Tier 2 (cached) is left to forcing: since the block tier issues
+		// four loads per thread it beat it on every row it could take
+		// (docs/PERFORMANCE.md, GPU entry 3), its second read coming
+		// from L2.
 		return TierBlock
 	}
 }
@@ -133,8 +132,9 @@ func (d *Device) planTier(c *call) Tier {
 func (d *Device) eligible(c *call, t Tier) bool {
 	v := c.v
 	switch t {
-	case TierWarp:
-		return v.Inner == 1 && v.N <= warpMaxN
+	case TierRows:
+		_, _, ok := gpu.RowsShape(c.dt, c.bwd, c.mask != 0 || v.Causal, int64(v.N), warpSize)
+		return v.Inner == 1 && ok
 	case TierCached:
 		return v.Inner == 1 && d.cachedBytes(c) <= int64(d.kernel(c, "cached").dynSmem)
 	case TierBlock:
@@ -182,17 +182,25 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		return max(128, min(1024, nextPow2(int(ceilDiv(cols, 8)))))
 	}
 	switch t {
-	case TierWarp:
-		cols := 1
-		p.group = nextPow2(int(n))
-		if n > warpSize {
-			p.group, cols = warpSize, nextPow2(int(ceilDiv(n, warpSize)))
+	case TierRows:
+		masked := c.mask != 0 || v.Causal
+		k, w, _ := gpu.RowsShape(c.dt, c.bwd, masked, n, warpSize)
+		threads, perBlock := gpu.RowsThreads(w, warpSize)
+		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
+		p.names = []string{gpu.RowsKernel(c.dt, c.bwd, k, masked)}
+		p.threads, p.group = threads, w
+		want := ceilDiv(rows, int64(perBlock))
+		p.grid[0] = int(min(want, 1<<30))
+		// Aligned rows take the pipelined kernel: a grid that fills the
+		// GPU once, each block walking its rows with the next one in
+		// flight.
+		if pipe := d.kernels[gpu.PipeKernel(c.dt, c.bwd, k, masked)]; p.vec && pipe != nil && !d.noPipe && gpu.PipeOn(c.dt, masked) {
+			smem := gpu.PipeSmem(c.dt, c.bwd, masked, k, threads)
+			if per := d.occupancy(pipe, threads, smem); per > 0 {
+				p.names[0], p.smem = pipe.name, smem
+				p.grid[0] = int(min(want, int64(per*d.sms)))
+			}
 		}
-		pw := min(cols, pk)
-		p.vec = n%int64(pw) == 0 && aligned(c.bufs, pw*size)
-		p.names = []string{d.kernel(c, fmt.Sprintf("warp%d", cols)).name}
-		p.threads = warpThreads
-		p.grid[0] = blocks(ceilDiv(rows, int64(warpThreads/p.group)), 64)
 	case TierCached:
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
 		p.names = []string{d.kernel(c, "cached").name}
@@ -206,11 +214,19 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		p.grid[0] = blocks(rows, 16)
 	case TierSplit:
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
+		// One wave: the split kernels hold 1024 threads per SM (64
+		// registers each), so 256-thread blocks, four per SM, unless the
+		// chunks would pass 64K columns; then 512, two per SM (measured on
+		// the H200: docs/PERFORMANCE.md, GPU entry 3).
+		p.threads = 256
 		splits := max(1, min(ceilDiv(4*int64(d.sms), rows), ceilDiv(n, 2048)))
+		if ceilDiv(n, splits) > 65536 {
+			p.threads = 512
+			splits = max(1, min(ceilDiv(2*int64(d.sms), rows), ceilDiv(n, 2048)))
+		}
 		p.chunk = ceilDiv(ceilDiv(n, splits), int64(pk)) * int64(pk)
 		p.splits = ceilDiv(n, p.chunk)
 		p.names = []string{d.kernel(c, "split_stats").name, d.kernel(c, "split_apply").name}
-		p.threads = rowThreads(p.chunk)
 		p.grid = [2]int{int(p.splits), int(rows)}
 		part := int64(32) // sizeof(Part)
 		if c.bwd {
@@ -224,6 +240,10 @@ func (d *Device) makePlan(c *call) (plan, error) {
 	}
 	for _, name := range p.names {
 		k := d.kernels[name]
+		if p.threads > k.maxThreads && p.tier == TierRows && p.group > warpSize {
+			// The group is the block: it cannot shrink.
+			return plan{}, fmt.Errorf("cuda: %s runs at most %d threads per block; rows of %d columns need %d", name, k.maxThreads, n, p.threads)
+		}
 		if p.threads > k.maxThreads {
 			p.threads = k.maxThreads / warpSize * warpSize
 		}
@@ -232,6 +252,28 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// occupancy is how many blocks of k with this many threads and bytes of
+// dynamic shared memory fit one SM (0 when none, or the driver will not
+// say); it runs inside do, which guards the cache.
+func (d *Device) occupancy(k *kernel, threads, smem int) int {
+	if smem > k.dynSmem || threads > k.maxThreads {
+		return 0
+	}
+	key := [2]int{threads, smem}
+	if n, ok := k.occ[key]; ok {
+		return n
+	}
+	n, err := k.fn.MaxActiveBlocksPerMultiProcessor(threads, int64(smem))
+	if err != nil {
+		n = 0
+	}
+	if k.occ == nil {
+		k.occ = map[[2]int]int{}
+	}
+	k.occ[key] = n
+	return n
 }
 
 // run computes c; it runs inside do.

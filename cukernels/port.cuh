@@ -27,12 +27,16 @@ template <typename V>
 __device__ __forceinline__ V sm_shfl_xor(V v, int lane_mask, int width) {
 	return __shfl_xor(v, lane_mask, width);
 }
+// sm_any says whether pred holds in some lane of the wavefront.
+__device__ __forceinline__ bool sm_any(bool pred) { return __any(pred); }
 __device__ __forceinline__ float sm_bf16_to_float(sm_bf16 v) { return float(v); }
 __device__ __forceinline__ sm_bf16 sm_float_to_bf16(float v) { return sm_bf16(v); }
 // sm_exp2 is 2^v in float32 to about 2 ulp (results below 2^-126 may be 0).
 // exp2f lowers to v_exp_f32 (1 ulp), with the range scaling that keeps
 // denormal results.
 __device__ __forceinline__ float sm_exp2(float v) { return exp2f(v); }
+// sm_exp2_ftz is sm_exp2 where results below 2^-126 may be 0.
+__device__ __forceinline__ float sm_exp2_ftz(float v) { return exp2f(v); }
 #else
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
@@ -45,6 +49,8 @@ template <typename V>
 __device__ __forceinline__ V sm_shfl_xor(V v, int lane_mask, int width) {
 	return __shfl_xor_sync(0xffffffffu, v, lane_mask, width);
 }
+// sm_any says whether pred holds in some lane of the warp (all lanes call it).
+__device__ __forceinline__ bool sm_any(bool pred) { return __any_sync(0xffffffffu, pred); }
 __device__ __forceinline__ float sm_bf16_to_float(sm_bf16 v) { return __bfloat162float(v); }
 __device__ __forceinline__ sm_bf16 sm_float_to_bf16(float v) { return __float2bfloat16(v); }
 // sm_exp2 is 2^v in float32 to about 2 ulp, denormal results included:
@@ -56,6 +62,46 @@ __device__ __forceinline__ float sm_exp2(float v) {
 	asm("ex2.approx.f32 %0, %1;" : "=f"(r) : "f"(v));
 	return r;
 }
+// sm_exp2_ftz is sm_exp2 where results below 2^-126 may be 0: one
+// MUFU.EX2, for float16, whose outputs round such values to 0 anyway.
+__device__ __forceinline__ float sm_exp2_ftz(float v) {
+	float r;
+	asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
+	return r;
+}
+#endif
+
+// sm_async_copy<N> copies N bytes (N-aligned at both ends) from global to
+// shared memory; on sm_80 and later for N = 4, 8 or 16 without passing
+// through registers (cp.async), completing at sm_async_wait_*. Elsewhere
+// (older GPUs, HIP, other N) it is an ordinary copy. sm_async_commit
+// closes a group of copies; sm_async_wait_prior waits for every group but
+// the last committed, sm_async_wait_all for all.
+template <int N> struct alignas(N) sm_bytes {
+	unsigned char b[N];
+};
+template <int N> __device__ __forceinline__ void sm_async_copy(void* smem, const void* gmem) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if constexpr (N == 16) {
+		const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+		asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
+		return;
+	} else if constexpr (N == 4 || N == 8) {
+		const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+		asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(s), "l"(gmem), "n"(N) : "memory");
+		return;
+	}
+#endif
+	*reinterpret_cast<sm_bytes<N>*>(smem) = *reinterpret_cast<const sm_bytes<N>*>(gmem);
+}
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+__device__ __forceinline__ void sm_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+__device__ __forceinline__ void sm_async_wait_prior() { asm volatile("cp.async.wait_group 1;" ::: "memory"); }
+__device__ __forceinline__ void sm_async_wait_all() { asm volatile("cp.async.wait_group 0;" ::: "memory"); }
+#else
+__device__ __forceinline__ void sm_async_commit() {}
+__device__ __forceinline__ void sm_async_wait_prior() {}
+__device__ __forceinline__ void sm_async_wait_all() {}
 #endif
 
 __device__ __forceinline__ float sm_half_to_float(sm_half v) { return __half2float(v); }

@@ -3,7 +3,9 @@
 //
 //   softmax_{fwd,bwd}_{tier}_{f32,f64,f16,bf16}
 //
-// tier: warp1 ... warp32 (tier 1, C columns per lane), cached (tier 2),
+// tier: rows1 ... rows4 and rows1m ... rows4m (tier 1, K packs per thread,
+// m: masked or causal), pipe1 ... pipe4m (tier 1 with the next row copied
+// ahead into shared memory), cached (tier 2),
 // block (tier 3), split_stats and split_apply (tier 4), inner (tier 5).
 // Every forward kernel takes (x, y, view..., extra...) and every backward
 // kernel (y, dy, dx, view..., extra...), all parameters 8 bytes, so the Go
@@ -11,10 +13,12 @@
 #include "softmax.cuh"
 #include "long.cuh"
 
-// Launch bounds: the warp tier runs 128-thread blocks (so a lane may hold
-// 32 columns in registers), the others up to 1024 threads.
-#define SM_WARP_THREADS 128
-
+// Every kernel may run 1024-thread blocks (launch bounds SM_MAX_THREADS)
+// but the masked pipelined ones, which keep the mask state besides the row
+// and would spill at the 64 registers a 1024-thread block leaves a thread:
+// the Go side sends masked rows that need more threads to the plain
+// kernels.
+#define SM_PIPE_MASKED_THREADS 512
 #define SM_FWD(NAME, S, T, BOUND, BODY)                                                            \
 	extern "C" __global__ void __launch_bounds__(BOUND)                                           \
 	    softmax_fwd_##NAME##_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {             \
@@ -28,17 +32,21 @@
 		BODY;                                                                                   \
 	}
 
-#define SM_WARP_TIER(C, S, T)                                                                         \
-	SM_FWD(warp##C, S, T, SM_WARP_THREADS, (fwd_warp<T, C>(x, y, v, vec != 0, (int)group)))          \
-	SM_BWD(warp##C, S, T, SM_WARP_THREADS, (bwd_warp<T, C>(y, dy, dx, v, vec != 0, (int)group)))
+// Tier 1 holds K 16-byte packs per thread in registers; "m" instances
+// apply a mask or causal limit, "pipe" instances copy the next row ahead
+// through shared memory.
+#define SM_ROWS_FWD(K, S, T)                                                                     \
+	SM_FWD(rows##K, S, T, SM_MAX_THREADS, (fwd_rows<T, K, false>(x, y, v, vec != 0, (int)group)))   \
+	SM_FWD(rows##K##m, S, T, SM_MAX_THREADS, (fwd_rows<T, K, true>(x, y, v, vec != 0, (int)group))) \
+	SM_FWD(pipe##K, S, T, SM_MAX_THREADS, (fwd_pipe<T, K, false>(x, y, v, (int)group)))             \
+	SM_FWD(pipe##K##m, S, T, SM_PIPE_MASKED_THREADS, (fwd_pipe<T, K, true>(x, y, v, (int)group)))
+#define SM_ROWS_BWD(K, S, T)                                                                            \
+	SM_BWD(rows##K, S, T, SM_MAX_THREADS, (bwd_rows<T, K, false>(y, dy, dx, v, vec != 0, (int)group)))     \
+	SM_BWD(rows##K##m, S, T, SM_MAX_THREADS, (bwd_rows<T, K, true>(y, dy, dx, v, vec != 0, (int)group)))   \
+	SM_BWD(pipe##K, S, T, SM_MAX_THREADS, (bwd_pipe<T, K, false>(y, dy, dx, v, (int)group)))               \
+	SM_BWD(pipe##K##m, S, T, SM_PIPE_MASKED_THREADS, (bwd_pipe<T, K, true>(y, dy, dx, v, (int)group)))
 
-#define SM_DTYPE(S, T)                                                                                     \
-	SM_WARP_TIER(1, S, T)                                                                                  \
-	SM_WARP_TIER(2, S, T)                                                                                  \
-	SM_WARP_TIER(4, S, T)                                                                                  \
-	SM_WARP_TIER(8, S, T)                                                                                  \
-	SM_WARP_TIER(16, S, T)                                                                                 \
-	SM_WARP_TIER(32, S, T)                                                                                 \
+#define SM_OTHER_TIERS(S, T)                                                                               \
 	SM_FWD(cached, S, T, SM_MAX_THREADS, (fwd_cached<T>(x, y, v, vec != 0)))                                \
 	SM_BWD(cached, S, T, SM_MAX_THREADS, (bwd_cached<T>(y, dy, dx, v, vec != 0)))                           \
 	SM_FWD(block, S, T, SM_MAX_THREADS, (fwd_block<T>(x, y, v, vec != 0)))                                  \
@@ -52,6 +60,12 @@
 	       (bwd_split_apply<T>(y, dy, dx, v, vec != 0, (const GradPart *)work, chunk, splits)))           \
 	SM_FWD(inner, S, T, SM_MAX_THREADS, (fwd_inner<T>(x, y, v)))                                            \
 	SM_BWD(inner, S, T, SM_MAX_THREADS, (bwd_inner<T>(y, dy, dx, v)))
+
+// Forward K = 1, 2, 4 and backward K = 1, 2 (internal/gpu.RowsKs): more
+// would spill at 64 registers per thread.
+#define SM_DTYPE(S, T)                                                                                 \
+	SM_ROWS_FWD(1, S, T) SM_ROWS_FWD(2, S, T) SM_ROWS_FWD(4, S, T) SM_ROWS_BWD(1, S, T) SM_ROWS_BWD(2, S, T) \
+	SM_OTHER_TIERS(S, T)
 
 SM_DTYPE(f32, float)
 SM_DTYPE(f64, double)

@@ -81,7 +81,11 @@ struct Expo {
 __device__ __forceinline__ Expo make_expo(double scale) {
 	const double l2 = scale * 1.4426950408889634; // log2(e)
 	const float hi = (float)l2;
-	return Expo{scale, hi, (float)(l2 - (double)hi)};
+	float lo = (float)(l2 - (double)hi);
+	// lo is never 0, so -Inf * lo stays -Inf in row_exp (a 0 would make it
+	// NaN); 2^-60 of hi changes no result.
+	if (lo == 0.0f) lo = hi * 0x1p-60f;
+	return Expo{scale, hi, lo};
 }
 
 // sm_expx is exp(scale*(x-m)) for x <= m (m finite; x finite or -Inf), in
@@ -104,6 +108,41 @@ __device__ __forceinline__ float sm_expx(float x, float m, const Expo& e) {
 }
 // float64 keeps exp in float64.
 __device__ __forceinline__ double sm_expx(double x, double m, const Expo& e) { return exp((x - m) * e.scale); }
+// row_exp is exp(scale*(x-m)) as tier 1 takes it for element type T, in
+// as few instructions as each type's accuracy allows (tier 1 is bound by
+// instructions per element once its loads are pipelined):
+//   - float32: t = d*(hi + lo) rounded once (fma of d*lo into d*hi), so
+//     the exponent argument carries one rounding, 2^-24*|t| relative: at
+//     most 5.2e-6 in the output down to t = -126, under the 1e-5
+//     tolerance; ex2.approx.ftz, whose results below 2^-126 flush to 0,
+//     within the float32 tolerance's 2^-126 absolute term (softmax outputs
+//     are e/sum with sum >= 1). Four instructions, against sm_expx's
+//     thirteen.
+//   - the half types, whose outputs keep 8 or 11 bits, skip even the lo
+//     term; float16 also flushes below 2^-126 (such values round to 0 in
+//     float16), bfloat16 does not (its range is float32's).
+//   - float64: sm_expx.
+template <typename T> __device__ __forceinline__ float row_exp(float x, float m, const Expo& e) {
+	const float d = x - m;
+	return sm_exp2_ftz(fmaf(d, e.hi, d * e.lo));
+}
+template <> __device__ __forceinline__ float row_exp<sm_bf16>(float x, float m, const Expo& e) {
+	return sm_exp2((x - m) * e.hi);
+}
+template <> __device__ __forceinline__ float row_exp<sm_half>(float x, float m, const Expo& e) {
+	return sm_exp2_ftz((x - m) * e.hi);
+}
+template <typename T> __device__ __forceinline__ double row_exp(double x, double m, const Expo& e) {
+	return sm_expx(x, m, e);
+}
+// row_expy is exp(y) for tier 1's log-softmax backward: y*log2(e) with
+// log2(e) split in two floats, rounded once, then sm_exp2: 2^-24*|t|
+// relative, 7e-6 at y = -120, where results are near float32's smallest
+// normal (a third of expf's instructions).
+__device__ __forceinline__ float row_expy(float y) {
+	return sm_exp2(fmaf(y, 1.44269502162933349609375f, y * 1.925963033500011e-8f));
+}
+__device__ __forceinline__ double row_expy(double y) { return exp(y); }
 template <typename A> __device__ __forceinline__ A sm_inf() { return A(INFINITY); }
 template <typename A> __device__ __forceinline__ A sm_nan() { return A(NAN); }
 
@@ -164,12 +203,23 @@ struct View {
 	i64 mi_size[4], mi_stride[4];
 	Expo ex; // make_expo(scale)
 
+	// Unit dimensions are skipped and indices that fit 32 bits divide in 32
+	// bits: a 64-bit division is a long software routine, and tier 1 takes
+	// this once per row.
 	__device__ __forceinline__ i64 mask_row(i64 o) const {
 		i64 off = 0;
 #pragma unroll
 		for (int d = 0; d < 4; ++d) {
-			off += (o % mo_size[d]) * mo_stride[d];
-			o /= mo_size[d];
+			const i64 sz = mo_size[d];
+			if (sz == 1) continue;
+			i64 q;
+			if ((unsigned long long)o <= 0xffffffffull && (unsigned long long)sz <= 0xffffffffull) {
+				q = (i64)((unsigned)o / (unsigned)sz);
+			} else {
+				q = o / sz;
+			}
+			off += (o - q * sz) * mo_stride[d];
+			o = q;
 		}
 		return off;
 	}
@@ -186,7 +236,10 @@ struct View {
 	// keeps (n without causal).
 	__device__ __forceinline__ i64 kept(i64 o) const {
 		if (causal_rows == 0) return n;
-		i64 k = o % causal_rows + causal_offset + 1;
+		const i64 r = (unsigned long long)o <= 0xffffffffull && (unsigned long long)causal_rows <= 0xffffffffull
+		                  ? (i64)((unsigned)o % (unsigned)causal_rows)
+		                  : o % causal_rows;
+		i64 k = r + causal_offset + 1;
 		return k < 0 ? 0 : (k > n ? n : k);
 	}
 	// keeps says whether column k is kept, given the row's mask base and
@@ -300,6 +353,9 @@ template <typename T> struct MergeOp {
 	                                                                 Stats<typename Num<T>::acc> b) const {
 		return merge<T>(a, b, ex);
 	}
+};
+struct MaxV {
+	template <typename V> __device__ __forceinline__ V operator()(V a, V b) const { return a > b ? a : b; }
 };
 struct SumOp {
 	template <typename V> __device__ __forceinline__ V operator()(V a, V b) const { return a + b; }
@@ -433,120 +489,454 @@ struct GradPart {
 
 extern __shared__ __align__(16) unsigned char sm_dynamic[];
 
-// ------------------------------------------------ tier 1: warp per row --
-// Rows up to C*SM_WARP columns (1024 on CUDA). A group of `width` lanes (a
-// power of two; width < SM_WARP packs several short rows into one warp)
-// holds a row in registers, C columns per lane, so the row is read once and
-// written once; reductions are warp shuffles. Lane l owns columns
-// (p*width + l)*P + j: each access is a P-element vector, and neighbouring
-// lanes touch neighbouring vectors. Limit: registers (C up to 32).
+// --------------------------------------- tier 1: rows in registers --
+// Rows up to 1024 threads x K packs (a pack is 16 bytes: 4 float32, 8
+// halves, 2 float64). A group of W threads holds a row in registers, K
+// packs per thread: thread l of the group owns packs p*W + l (p < K), so
+// each of its K loads is coalesced across the group and all K are in
+// flight before any is used. W <= SM_WARP: several rows share a block
+// (blockDim/W of them) and reductions are shuffles; W > SM_WARP: the group
+// is the whole block (blockDim == W) and reductions go through shared
+// memory. The row is read once and written once.
+//
+// The common row is computed without per-element special cases: masked
+// entries are replaced by -Inf at load (forward; they come out 0, log
+// -Inf, by the same arithmetic as the others), the maximum ignores NaN,
+// and the sum of exponentials is taken against it. A row whose sum is not
+// in [1, max] (a NaN or +Inf entry, or nothing finite kept) is redone by
+// row_exact_* from memory with the exact Stats: such rows are rare, and the
+// fast path then needs no counting per element. Backward likewise:
+// masked (y, dy) become (0, 0) (log: (-Inf, 0)), and a row whose sum is not
+// finite, or a log row with every y -Inf, is redone exactly.
 
-template <typename T, int C>
-__device__ __forceinline__ void fwd_warp(const T* x, T* y, const View& v, bool vec, int width) {
-	typedef typename Num<T>::acc A;
-	constexpr int P = PackWidth<T, C>::value;
-	static_assert(C <= 32, "keep is a 32-bit mask");
-	const int wl = threadIdx.x % SM_WARP, lane = wl % width, groups = SM_WARP / width;
-	const int n = (int)v.n; // at most C*SM_WARP: column indices are 32-bit
-	const i64 warp = (blockIdx.x * (i64)blockDim.x + threadIdx.x) / SM_WARP;
-	const i64 warps = gridDim.x * (i64)blockDim.x / SM_WARP;
-	for (i64 r0 = warp * groups; r0 < v.rows; r0 += warps * groups) {
-		const i64 row = r0 + wl / width;
-		const bool valid = row < v.rows; // lanes without a row still shuffle
-		const int kept = valid ? (int)v.kept(row) : 0; // <= n
-		const i64 mrow = valid && v.mask ? v.mask_row(row) : 0;
-		const T* xr = x + row * v.n;
-		A val[C];
-		unsigned keep = 0; // bit i: column i of this lane is kept
-		Stats<A> st = stats_init<A>();
-#pragma unroll
-		for (int p = 0; p < C / P; ++p) {
-			const int col = (p * width + lane) * P;
-			if (valid && col < n) load_pack<T, P>(xr, col, n, vec, val + p * P);
-#pragma unroll
-			for (int j = 0; j < P; ++j) {
-				const int k = col + j;
-				if (v.keeps32(mrow, kept, k)) {
-					keep |= 1u << (p * P + j);
-					add_max(st, val[p * P + j]);
-				}
-			}
+// RowGroup places a thread: its lane in the row's group, and the rows a
+// block covers per step.
+struct RowGroup {
+	int W, lane, rows, off; // off: this thread's group in its block
+	i64 first;              // this thread's row in the block's first step
+	__device__ __forceinline__ RowGroup(int w) : W(w) {
+		if (w <= SM_WARP) {
+			lane = threadIdx.x % w;
+			rows = blockDim.x / w;
+			off = threadIdx.x / w;
+			first = blockIdx.x * (i64)rows + off;
+		} else {
+			lane = threadIdx.x;
+			rows = 1;
+			off = 0;
+			first = blockIdx.x;
 		}
-		st = warp_reduce(st, MaxOp<A>(), width);
-		Fin<A> f = finish(st);
-		// Softmax keeps each exponential in val for the output (one exp
-		// per element); log-softmax keeps x.
-		const bool keepexp = f.kind == ROW_NORMAL && !v.log;
-		A s = A(0);
-		if (f.kind == ROW_NORMAL) {
+	}
+	// step is how far a block moves between its rows.
+	__device__ __forceinline__ i64 step() const { return gridDim.x * (i64)rows; }
+	// reduce combines v over the group; every thread of the warp (W <=
+	// SM_WARP) or of the block (W > SM_WARP) must call it.
+	template <typename V, typename Op> __device__ __forceinline__ V reduce(V v, Op op, V identity) const {
+		if (W <= SM_WARP) return warp_reduce(v, op, W);
+		return block_reduce(v, op, identity);
+	}
+	// any says whether pred, which is the same for every thread of a group,
+	// holds for some group of the warp (W <= SM_WARP: the groups of a warp
+	// must take the same branch, so their shuffles stay converged).
+	__device__ __forceinline__ bool any(bool pred) const { return W <= SM_WARP ? sm_any(pred) : pred; }
+};
+
+template <typename A> __device__ __forceinline__ A sm_lowest();
+template <> __device__ __forceinline__ float sm_lowest<float>() { return -3.402823466e38f; }
+template <> __device__ __forceinline__ double sm_lowest<double>() { return -1.7976931348623157e308; }
+
+// row_keep says which of the P columns from col on are kept; vmask says
+// they are one aligned run of mask bytes (mstride 1), read in one access.
+template <int P>
+__device__ __forceinline__ unsigned row_keep(const View& v, i64 mrow, int kept, int col, bool vmask) {
+	unsigned b = 0;
+	if (vmask) {
+		const Pack<unsigned char, P> m = *reinterpret_cast<const Pack<unsigned char, P>*>(v.mask + mrow + col);
 #pragma unroll
-			for (int i = 0; i < C; ++i)
-				if (keep >> i & 1u) {
-					const A e = sm_expx(val[i], f.m, v.ex);
-					s += e;
-					if (keepexp) val[i] = e;
-				}
-		}
-		set_sum(f, warp_reduce(s, SumOp(), width), v.log);
-		T* yr = y + row * v.n;
+		for (int j = 0; j < P; ++j) b |= (unsigned)(m.v[j] != 0 && col + j < kept) << j;
+		return b;
+	}
 #pragma unroll
-		for (int p = 0; p < C / P; ++p) {
-			const int col = (p * width + lane) * P;
-			if (!valid || col >= n) continue;
-			A o[P];
+	for (int j = 0; j < P; ++j) b |= (unsigned)v.keeps32(mrow, kept, col + j) << j;
+	return b;
+}
+
+// row_load reads this thread's K packs of a row into val as the compute
+// type; columns past n (and every column when !valid) get fill.
+template <typename T, int K>
+__device__ __forceinline__ void row_load(const T* r, int n, const RowGroup& g, bool valid, bool vec,
+                                         typename Num<T>::acc fill, typename Num<T>::acc* val) {
+	constexpr int P = PackWidth<T, 64>::value;
 #pragma unroll
-			for (int j = 0; j < P; ++j) {
-				const bool kp = keep >> (p * P + j) & 1u;
-				o[j] = keepexp ? (kp ? normed(val[p * P + j], f) : A(0)) : fwd_out<T>(v, kp, val[p * P + j], f);
-			}
-			store_pack<T, P>(yr, col, n, vec, o);
+	for (int p = 0; p < K; ++p) {
+		const int col = (p * g.W + g.lane) * P;
+		if (valid && vec && col < n) {
+			const Pack<T, P> pk = *reinterpret_cast<const Pack<T, P>*>(r + col);
+#pragma unroll
+			for (int j = 0; j < P; ++j) val[p * P + j] = Num<T>::in(pk.v[j]);
+		} else {
+#pragma unroll
+			for (int j = 0; j < P; ++j) val[p * P + j] = valid && col + j < n ? Num<T>::in(r[col + j]) : fill;
 		}
 	}
 }
 
-template <typename T, int C>
-__device__ __forceinline__ void bwd_warp(const T* y, const T* dy, T* dx, const View& v, bool vec, int width) {
+// row_mask replaces the masked columns of this thread's packs with fill.
+template <typename T, int K>
+__device__ __forceinline__ void row_mask(const View& v, i64 row, int n, const RowGroup& g, bool vec,
+                                         typename Num<T>::acc fill, typename Num<T>::acc* val) {
+	constexpr int P = PackWidth<T, 64>::value;
+	const int kept = (int)v.kept(row);
+	const i64 mrow = v.mask ? v.mask_row(row) : 0;
+	const bool vmask = v.mask && vec && v.mstride == 1 && (unsigned long long)(v.mask + mrow) % P == 0;
+#pragma unroll
+	for (int p = 0; p < K; ++p) {
+		const int col = (p * g.W + g.lane) * P;
+		if (col >= n) continue;
+		const unsigned b = row_keep<P>(v, mrow, kept, col, vmask);
+#pragma unroll
+		for (int j = 0; j < P; ++j)
+			if (!(b >> j & 1u)) val[p * P + j] = fill;
+	}
+}
+
+// row_store writes this thread's K packs of a row.
+template <typename T, int K>
+__device__ __forceinline__ void row_store(T* r, int n, const RowGroup& g, bool vec, const typename Num<T>::acc* val) {
+	constexpr int P = PackWidth<T, 64>::value;
+#pragma unroll
+	for (int p = 0; p < K; ++p) {
+		const int col = (p * g.W + g.lane) * P;
+		if (col < n) store_pack<T, P>(r, col, n, vec, val + p * P);
+	}
+}
+
+// row_exact_fwd computes one row with the exact Stats, reading it from
+// memory: the path for rows with NaN, +Inf or nothing finite kept. Every
+// thread of the group calls it; only active ones touch memory.
+template <typename T>
+__device__ __forceinline__ void row_exact_fwd(const T* x, T* y, const View& v, i64 row, bool active, const RowGroup& g) {
 	typedef typename Num<T>::acc A;
-	constexpr int P = PackWidth<T, C>::value;
-	const int wl = threadIdx.x % SM_WARP, lane = wl % width, groups = SM_WARP / width;
 	const int n = (int)v.n;
-	const i64 warp = (blockIdx.x * (i64)blockDim.x + threadIdx.x) / SM_WARP;
-	const i64 warps = gridDim.x * (i64)blockDim.x / SM_WARP;
-	for (i64 r0 = warp * groups; r0 < v.rows; r0 += warps * groups) {
-		const i64 row = r0 + wl / width;
+	const int kept = active ? (int)v.kept(row) : 0;
+	const i64 mrow = active && v.mask ? v.mask_row(row) : 0;
+	const T* xr = x + row * v.n;
+	Stats<A> st = stats_init<A>();
+	if (active)
+		for (int k = g.lane; k < n; k += g.W)
+			if (v.keeps32(mrow, kept, k)) add_max(st, Num<T>::in(xr[k]));
+	Fin<A> f = finish(g.reduce(st, MaxOp<A>(), stats_init<A>()));
+	double s = 0.0;
+	if (active && f.kind == ROW_NORMAL)
+		for (int k = g.lane; k < n; k += g.W)
+			if (v.keeps32(mrow, kept, k)) s += sm_expx(Num<T>::in(xr[k]), f.m, v.ex);
+	set_sum(f, g.reduce(s, SumOp(), 0.0), v.log);
+	if (active)
+		for (int k = g.lane; k < n; k += g.W)
+			y[row * v.n + k] = Num<T>::out(fwd_out<T>(v, v.keeps32(mrow, kept, k), Num<T>::in(xr[k]), f));
+}
+
+// fwd_row finishes one row whose values this thread holds in val (masked
+// entries already -Inf): maximum, sum of exponentials (kept in val for
+// softmax), output. Every thread of the group calls it.
+template <typename T, int K>
+__device__ __forceinline__ void fwd_row(const T* x, T* y, const View& v, i64 row, bool valid, bool vec,
+                                        const RowGroup& g, typename Num<T>::acc* val) {
+	typedef typename Num<T>::acc A;
+	constexpr int C = K * PackWidth<T, 64>::value;
+	const int n = (int)v.n;
+	// The maximum starts at the lowest finite value, so a row with nothing
+	// finite kept never forms -Inf - -Inf; NaN is ignored here and caught
+	// by the sum.
+	A m = sm_lowest<A>();
+#pragma unroll
+	for (int i = 0; i < C; ++i) m = fmax(m, val[i]); // one instruction; fmax returns the non-NaN operand
+	m = g.reduce(m, MaxV(), sm_lowest<A>());
+	A s = A(0);
+#pragma unroll
+	for (int i = 0; i < C; ++i) {
+		const A e = row_exp<T>(val[i], m, v.ex);
+		s += e;
+		if (!v.log) val[i] = e;
+	}
+	s = g.reduce(s, SumOp(), A(0));
+	// The largest kept entry adds exp(0) = 1, so a normal row's sum is in
+	// [1, columns]; NaN, +Inf (-> NaN) and empty rows (0) are not.
+	const bool exact = valid && !(s >= A(1) && s <= A(1e30));
+	if (g.any(exact)) {
+		row_exact_fwd<T>(x, y, v, row, exact, g);
+		if (exact) return;
+	}
+	if (!valid) return;
+	if (v.log) {
+		const double lsum = log((double)s);
+#pragma unroll
+		for (int i = 0; i < C; ++i) val[i] = Num<T>::logout(val[i], m, v.scale, lsum);
+	} else {
+		const A r = A(1) / s;
+#pragma unroll
+		for (int i = 0; i < C; ++i) val[i] *= r;
+	}
+	row_store<T, K>(y + row * v.n, n, g, vec, val);
+}
+
+template <typename T, int K, bool MASKED>
+__device__ __forceinline__ void fwd_rows(const T* x, T* y, const View& v, bool vec, int W) {
+	typedef typename Num<T>::acc A;
+	constexpr int C = K * PackWidth<T, 64>::value;
+	const RowGroup g(W);
+	const int n = (int)v.n; // at most 1024*C: 32-bit columns
+	for (i64 row = g.first; row - g.off < v.rows; row += g.step()) {
 		const bool valid = row < v.rows;
-		const int kept = valid ? (int)v.kept(row) : 0;
-		const i64 mrow = valid && v.mask ? v.mask_row(row) : 0;
-		const i64 base = row * v.n;
-		A vy[C], vg[C];
-		unsigned keep = 0;
-		GradStats<A> g{A(0), 0};
+		A val[C];
+		// Columns past the causal limit are not read: their outputs are 0
+		// (log: -Inf) whatever they hold.
+		const int lim = MASKED && valid ? (int)v.kept(row) : n;
+		row_load<T, K>(x + row * v.n, lim, g, valid, vec, -sm_inf<A>(), val);
+		if (MASKED && valid) row_mask<T, K>(v, row, n, g, vec, -sm_inf<A>(), val);
+		fwd_row<T, K>(x, y, v, row, valid, vec, g, val);
+	}
+}
+
+// Pipelined tier 1 (the `pipe` kernels, for rows whose packs are all
+// aligned): each thread copies its packs of the row after the current one
+// into its own slots of shared memory (cp.async on sm_80 and later, so
+// the copy needs no registers and runs while this row's reductions wait on
+// barriers), then takes the current row from its slots. A thread only ever
+// reads the slots it wrote itself, so the pipeline needs no barrier of its
+// own. Shared memory: 2 stages x K packs x blockDim (x2 backward), and
+// for masked kernels 2 stages x K x blockDim packs of mask bytes (a pack's
+// worth: 4 for float32, 8 for the halves).
+
+// pipe_slots is this thread's K slots in stage st of an array of slots.
+template <typename T, int P>
+__device__ __forceinline__ Pack<T, P>* pipe_slots(Pack<T, P>* base, int K, int st) {
+	return base + (st * K * (int)blockDim.x) + threadIdx.x;
+}
+
+// pipe_fetch starts copying this thread's packs of row r (when valid) into
+// its slots (slot p at s + p*blockDim).
+template <typename T, int K>
+__device__ __forceinline__ void pipe_fetch(const T* r, int n, const RowGroup& g, bool valid,
+                                           Pack<T, PackWidth<T, 64>::value>* s) {
+	constexpr int P = PackWidth<T, 64>::value;
+	if (!valid) return;
 #pragma unroll
-		for (int p = 0; p < C / P; ++p) {
-			const int col = (p * width + lane) * P;
-			if (valid && col < n) {
-				load_pack<T, P>(y + base, col, n, vec, vy + p * P);
-				load_pack<T, P>(dy + base, col, n, vec, vg + p * P);
-			}
+	for (int p = 0; p < K; ++p) {
+		const int col = (p * g.W + g.lane) * P;
+		if (col < n) sm_async_copy<16>(s + p * blockDim.x, r + col);
+	}
+}
+
+// pipe_fetch_mask starts copying this thread's mask bytes of a row whose
+// mask starts at mr (mstride 1) into its mask slots, and says whether it
+// did: a row whose mask bytes do not start on a pack boundary is masked
+// from memory instead (row_mask).
+template <typename T, int K>
+__device__ __forceinline__ bool pipe_fetch_mask(const unsigned char* mr, int n, const RowGroup& g, bool valid,
+                                                Pack<unsigned char, PackWidth<T, 64>::value>* ms) {
+	constexpr int P = PackWidth<T, 64>::value;
+	if (!valid || (unsigned long long)mr % P != 0) return false;
 #pragma unroll
-			for (int j = 0; j < P; ++j)
-				if (v.keeps32(mrow, kept, col + j)) {
-					keep |= 1u << (p * P + j);
-					grad_add(v, g, vy[p * P + j], vg[p * P + j]);
-				}
-		}
-		g = warp_reduce(g, GradOp(), width);
+	for (int p = 0; p < K; ++p) {
+		const int col = (p * g.W + g.lane) * P;
+		if (col < n) sm_async_copy<P>(ms + p * blockDim.x, mr + col);
+	}
+	return true;
+}
+
+// pipe_mask replaces the masked columns of this thread's packs with fill,
+// reading the mask bytes from its mask slots (or, when !slotted, from
+// memory).
+template <typename T, int K>
+__device__ __forceinline__ void pipe_mask(const View& v, i64 row, int n, const RowGroup& g, bool slotted,
+                                          const Pack<unsigned char, PackWidth<T, 64>::value>* ms,
+                                          typename Num<T>::acc fill, typename Num<T>::acc* val) {
+	constexpr int P = PackWidth<T, 64>::value;
+	if (v.mask && !slotted) {
+		row_mask<T, K>(v, row, n, g, true, fill, val);
+		return;
+	}
+	const int kept = (int)v.kept(row);
 #pragma unroll
-		for (int p = 0; p < C / P; ++p) {
-			const int col = (p * width + lane) * P;
-			if (!valid || col >= n) continue;
-			A o[P];
+	for (int p = 0; p < K; ++p) {
+		const int col = (p * g.W + g.lane) * P;
+		if (col >= n) continue;
+		Pack<unsigned char, P> m;
+		if (v.mask) m = ms[p * blockDim.x];
 #pragma unroll
-			for (int j = 0; j < P; ++j)
-				o[j] = grad_out<T>(v, keep >> (p * P + j) & 1u, vy[p * P + j], vg[p * P + j], g);
-			store_pack<T, P>(dx + base, col, n, vec, o);
+		for (int j = 0; j < P; ++j)
+			if (col + j >= kept || (v.mask && m.v[j] == 0)) val[p * P + j] = fill;
+	}
+}
+
+// PipeMask is a pipelined kernel's mask state: the mask slots and, per
+// stage, whether its row's mask bytes are in them and how many leading
+// columns were copied (the causal limit: later columns are not read).
+template <typename T> struct PipeMask {
+	Pack<unsigned char, PackWidth<T, 64>::value>* slots; // 2 stages x K x blockDim
+	bool on;                                            // mask rows may be copied ahead (mstride 1)
+	bool slotted[2];
+	int lim[2];
+};
+
+// pipe_take reads this thread's packs back from its slots into val as the
+// compute type; columns past n (and every column when !valid) get fill.
+template <typename T, int K>
+__device__ __forceinline__ void pipe_take(const Pack<T, PackWidth<T, 64>::value>* s, int n, const RowGroup& g,
+                                          bool valid, typename Num<T>::acc fill, typename Num<T>::acc* val) {
+	constexpr int P = PackWidth<T, 64>::value;
+#pragma unroll
+	for (int p = 0; p < K; ++p) {
+		const int col = (p * g.W + g.lane) * P;
+		if (valid && col < n) {
+			const Pack<T, P> pk = s[p * blockDim.x];
+#pragma unroll
+			for (int j = 0; j < P; ++j) val[p * P + j] = Num<T>::in(pk.v[j]);
+		} else {
+#pragma unroll
+			for (int j = 0; j < P; ++j) val[p * P + j] = fill;
 		}
 	}
+}
+
+// pipe_fetch_row starts one row's copies: x (or y and dy) and, for masked
+// kernels, the mask bytes, into stage st.
+template <typename T, int K, bool MASKED>
+__device__ __forceinline__ void pipe_fetch_row(const T* a, const T* b, const View& v, i64 row, int n,
+                                               const RowGroup& g, Pack<T, PackWidth<T, 64>::value>* sa,
+                                               Pack<T, PackWidth<T, 64>::value>* sb, PipeMask<T>& pm,
+                                               int st) {
+	const bool valid = row < v.rows;
+	const int lim = pm.lim[st] = MASKED && valid ? (int)v.kept(row) : n;
+	pipe_fetch<T, K>(a + row * v.n, lim, g, valid, pipe_slots(sa, K, st));
+	if (b) pipe_fetch<T, K>(b + row * v.n, lim, g, valid, pipe_slots(sb, K, st));
+	if (MASKED && pm.on)
+		pm.slotted[st] =
+		    pipe_fetch_mask<T, K>(valid ? v.mask + v.mask_row(row) : v.mask, n, g, valid, pipe_slots(pm.slots, K, st));
+	sm_async_commit();
+}
+
+template <typename T, int K, bool MASKED>
+__device__ __forceinline__ void fwd_pipe(const T* x, T* y, const View& v, int W) {
+	typedef typename Num<T>::acc A;
+	constexpr int P = PackWidth<T, 64>::value, C = K * P;
+	Pack<T, P>* slots = reinterpret_cast<Pack<T, P>*>(sm_dynamic);
+	PipeMask<T> pm{reinterpret_cast<Pack<unsigned char, P>*>(slots + 2 * K * blockDim.x),
+	               MASKED && v.mask != nullptr && v.mstride == 1, {false, false}, {0, 0}};
+	const RowGroup g(W);
+	const int n = (int)v.n;
+	const i64 step = g.step();
+	pipe_fetch_row<T, K, MASKED>(x, nullptr, v, g.first, n, g, slots, nullptr, pm, 0);
+	int st = 0;
+	for (i64 row = g.first; row - g.off < v.rows; row += step, st ^= 1) {
+		pipe_fetch_row<T, K, MASKED>(x, nullptr, v, row + step, n, g, slots, nullptr, pm, st ^ 1);
+		sm_async_wait_prior(); // this row's copies have landed
+		const bool valid = row < v.rows;
+		A val[C];
+		pipe_take<T, K>(pipe_slots(slots, K, st), pm.lim[st], g, valid, -sm_inf<A>(), val);
+		if (MASKED && valid) pipe_mask<T, K>(v, row, n, g, pm.slotted[st], pipe_slots(pm.slots, K, st), -sm_inf<A>(), val);
+		fwd_row<T, K>(x, y, v, row, valid, true, g, val);
+	}
+	sm_async_wait_all();
+}
+
+// row_exact_bwd is row_exact_fwd for the backward pass.
+template <typename T>
+__device__ __forceinline__ void row_exact_bwd(const T* y, const T* dy, T* dx, const View& v, i64 row, bool active,
+                                           const RowGroup& g) {
+	typedef typename Num<T>::acc A;
+	const int n = (int)v.n;
+	const int kept = active ? (int)v.kept(row) : 0;
+	const i64 mrow = active && v.mask ? v.mask_row(row) : 0;
+	const i64 base = row * v.n;
+	GradStats<A> gs{0.0, 0};
+	if (active)
+		for (int k = g.lane; k < n; k += g.W)
+			if (v.keeps32(mrow, kept, k)) grad_add(v, gs, Num<T>::in(y[base + k]), Num<T>::in(dy[base + k]));
+	gs = g.reduce(gs, GradOp(), GradStats<A>{0.0, 0});
+	if (active)
+		for (int k = g.lane; k < n; k += g.W)
+			dx[base + k] = Num<T>::out(
+			    grad_out<T>(v, v.keeps32(mrow, kept, k), Num<T>::in(y[base + k]), Num<T>::in(dy[base + k]), gs));
+}
+
+// bwd_row finishes one backward row whose (y, dy) this thread holds in vy
+// and vg (masked entries already (0, 0), log (-Inf, 0)).
+template <typename T, int K>
+__device__ __forceinline__ void bwd_row(const T* y, const T* dy, T* dx, const View& v, i64 row, bool valid, bool vec,
+                                        const RowGroup& g, typename Num<T>::acc* vy, typename Num<T>::acc* vg) {
+	typedef typename Num<T>::acc A;
+	constexpr int C = K * PackWidth<T, 64>::value;
+	// c is float64 for the reason Stats.s is (the products stay in A); any
+	// (log): some y is not -Inf (NaN counts). One reduction gives both.
+	GradStats<A> gs{0.0, 0};
+#pragma unroll
+	for (int i = 0; i < C; ++i) grad_add(v, gs, vy[i], vg[i]);
+	gs = g.reduce(gs, GradOp(), GradStats<A>{0.0, 0});
+	const double c = gs.c;
+	const bool exact = valid && (!(c - c == 0.0) || (v.log && !gs.any)); // c not finite, or an all -Inf log row
+	if (g.any(exact)) {
+		row_exact_bwd<T>(y, dy, dx, v, row, exact, g);
+		if (exact) return;
+	}
+	if (!valid) return;
+	const A s = A(v.scale), ca = A(c);
+#pragma unroll
+	for (int i = 0; i < C; ++i) vg[i] = v.log ? s * (vg[i] - row_expy(vy[i]) * ca) : s * vy[i] * (vg[i] - ca);
+	row_store<T, K>(dx + row * v.n, (int)v.n, g, vec, vg);
+}
+
+template <typename T, int K, bool MASKED>
+__device__ __forceinline__ void bwd_rows(const T* y, const T* dy, T* dx, const View& v, bool vec, int W) {
+	typedef typename Num<T>::acc A;
+	constexpr int C = K * PackWidth<T, 64>::value;
+	const RowGroup g(W);
+	const int n = (int)v.n;
+	const A yfill = v.log ? -sm_inf<A>() : A(0); // a masked y: contributes nothing
+	for (i64 row = g.first; row - g.off < v.rows; row += g.step()) {
+		const bool valid = row < v.rows;
+		const i64 base = row * v.n;
+		A vy[C], vg[C];
+		const int lim = MASKED && valid ? (int)v.kept(row) : n; // see fwd_rows
+		row_load<T, K>(y + base, lim, g, valid, vec, yfill, vy);
+		row_load<T, K>(dy + base, lim, g, valid, vec, A(0), vg);
+		if (MASKED && valid) {
+			row_mask<T, K>(v, row, n, g, vec, yfill, vy);
+			row_mask<T, K>(v, row, n, g, vec, A(0), vg);
+		}
+		bwd_row<T, K>(y, dy, dx, v, row, valid, vec, g, vy, vg);
+	}
+}
+
+template <typename T, int K, bool MASKED>
+__device__ __forceinline__ void bwd_pipe(const T* y, const T* dy, T* dx, const View& v, int W) {
+	typedef typename Num<T>::acc A;
+	constexpr int P = PackWidth<T, 64>::value, C = K * P;
+	Pack<T, P>* sy = reinterpret_cast<Pack<T, P>*>(sm_dynamic);
+	Pack<T, P>* sg = sy + 2 * K * blockDim.x;
+	PipeMask<T> pm{reinterpret_cast<Pack<unsigned char, P>*>(sg + 2 * K * blockDim.x),
+	               MASKED && v.mask != nullptr && v.mstride == 1, {false, false}, {0, 0}};
+	const RowGroup g(W);
+	const int n = (int)v.n;
+	const A yfill = v.log ? -sm_inf<A>() : A(0);
+	const i64 step = g.step();
+	pipe_fetch_row<T, K, MASKED>(y, dy, v, g.first, n, g, sy, sg, pm, 0);
+	int st = 0;
+	for (i64 row = g.first; row - g.off < v.rows; row += step, st ^= 1) {
+		pipe_fetch_row<T, K, MASKED>(y, dy, v, row + step, n, g, sy, sg, pm, st ^ 1);
+		sm_async_wait_prior();
+		const bool valid = row < v.rows;
+		A vy[C], vg[C];
+		pipe_take<T, K>(pipe_slots(sy, K, st), pm.lim[st], g, valid, yfill, vy);
+		pipe_take<T, K>(pipe_slots(sg, K, st), pm.lim[st], g, valid, A(0), vg);
+		if (MASKED && valid) {
+			pipe_mask<T, K>(v, row, n, g, pm.slotted[st], pipe_slots(pm.slots, K, st), yfill, vy);
+			pipe_mask<T, K>(v, row, n, g, pm.slotted[st], pipe_slots(pm.slots, K, st), A(0), vg);
+		}
+		bwd_row<T, K>(y, dy, dx, v, row, valid, true, g, vy, vg);
+	}
+	sm_async_wait_all();
 }
 
 // -------------------------------- tier 2: block per row, row in shared memory --

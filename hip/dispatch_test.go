@@ -92,9 +92,6 @@ func fakeDevice(wave, cus, lds int) *Device {
 	for _, name := range kernelNames() {
 		static := 320 // static LDS of the block reductions (resources.txt)
 		d.kernels[name] = &kernel{name: name, maxThreads: 1024, dynSmem: lds - static}
-		if strings.Contains(name, "_warp") {
-			d.kernels[name].maxThreads = warpThreads
-		}
 	}
 	return d
 }
@@ -115,7 +112,6 @@ func TestDispatchWave(t *testing.T) {
 		wave, cus int
 	}{{64, 110}, {32, 60}} {
 		d := fakeDevice(dev.wave, dev.cus, 64<<10)
-		warpMax := 32 * dev.wave
 		edge := (64<<10 - 320) / 4
 		for _, c := range []struct {
 			shape []int
@@ -123,13 +119,12 @@ func TestDispatchWave(t *testing.T) {
 			want  Tier
 		}{
 			{[]int{4, 5, 6}, 1, TierInner},
-			{[]int{100, 1}, -1, TierWarp},
-			{[]int{100, warpMax}, -1, TierWarp},
-			{[]int{100, warpMax + 1}, -1, TierCached},
-			{[]int{1000, edge}, -1, TierCached},
-			{[]int{1000, edge + 1}, -1, TierBlock},
+			{[]int{100, 1}, -1, TierRows},
+			{[]int{1000, 16384}, -1, TierRows},
+			{[]int{1000, 16385}, -1, TierBlock},
+			{[]int{1000, edge}, -1, TierRows},
 			{[]int{2*dev.cus - 1, splitMinN}, -1, TierSplit},
-			{[]int{2 * dev.cus, splitMinN}, -1, TierBlock}, // 64 KB holds < 16384 float32
+			{[]int{2 * dev.cus, splitMinN}, -1, TierRows},
 			{[]int{4, 1 << 25}, -1, TierSplit},
 		} {
 			if got := d.planTier(&call{dt: Float32, v: view(t, c.shape, c.axis)}); got != c.want {
@@ -139,31 +134,44 @@ func TestDispatchWave(t *testing.T) {
 	}
 }
 
-// TestWarpPlan checks the warp tier's lanes per row and columns per lane
-// at both widths: short rows share a wavefront, rows longer than one
-// wavefront take all of it, and the kernel exists for every length.
-func TestWarpPlan(t *testing.T) {
+// TestRowsPlan checks tier 1's threads per row and packs per thread at
+// both widths: short rows share a block, longer ones take whole
+// wavefronts, the longest take more packs per thread, and the kernel exists
+// for every length.
+func TestRowsPlan(t *testing.T) {
 	for _, wave := range []int{64, 32} {
 		d := fakeDevice(wave, 100, 64<<10)
-		// Wave 64: a row of 33 fits one wavefront, one column per lane;
-		// wave 32 needs two columns per lane for it.
-		c33 := struct{ n, group, cols int }{33, 64, 1}
-		if wave == 32 {
-			c33 = struct{ n, group, cols int }{33, 32, 2}
-		}
-		for _, c := range []struct{ n, group, cols int }{
-			{1, 1, 1}, {3, 4, 1}, {17, 32, 1}, {32, 32, 1}, c33,
-			{wave, wave, 1}, {wave + 1, wave, 2}, {4 * wave, wave, 4}, {4*wave + 1, wave, 8},
-			{32 * wave, wave, 32},
+		for _, c := range []struct {
+			n, group, k int
+			masked      bool
+		}{
+			{1, 1, 1, false}, {3, 1, 1, true}, {17, 2, 4, false}, {128, 8, 4, true}, {1024, 64, 4, false},
+			{16384, 1024, 4, false}, {16384, 1024, 4, true}, {8193, (513 + wave - 1) / wave * wave, 4, true},
 		} {
-			p, err := d.makePlan(&call{dt: Float32, v: view(t, []int{7, c.n}, -1)})
+			var mask []int
+			if c.masked {
+				mask = []int{1, c.n}
+			}
+			v, err := layout.Resolve(layout.Params{Axis: -1, Scale: 1, Masked: c.masked}, []int{7, c.n}, mask)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cl := &call{dt: Float32, v: v, force: TierRows}
+			if c.masked {
+				cl.mask = 0x1000
+			}
+			p, err := d.makePlan(cl)
 			if err != nil {
 				t.Fatalf("wave %d n %d: %v", wave, c.n, err)
 			}
-			want := fmt.Sprintf("softmax_fwd_warp%d_f32", c.cols)
-			if p.tier != TierWarp || p.group != c.group || p.names[0] != want || p.threads%wave != 0 {
-				t.Errorf("wave %d n %d: tier %v group %d kernel %s threads %d; want warp, group %d, %s, whole wavefronts",
-					wave, c.n, p.tier, p.group, p.names[0], p.threads, c.group, want)
+			want := gpu.RowsKernel(gpu.Float32, false, c.k, c.masked)
+			threads := 128
+			if c.group > wave {
+				threads = c.group
+			}
+			if p.tier != TierRows || p.group != c.group || p.names[0] != want || p.threads != threads || d.kernels[want] == nil {
+				t.Errorf("wave %d n %d: tier %v group %d kernel %s threads %d; want rows, group %d, %s, %d threads",
+					wave, c.n, p.tier, p.group, p.names[0], p.threads, c.group, want, threads)
 			}
 		}
 	}
@@ -176,7 +184,7 @@ func TestBlockThreads(t *testing.T) {
 	for _, wave := range []int{64, 32} {
 		d := fakeDevice(wave, 100, 64<<10)
 		for name, k := range d.kernels {
-			if !strings.Contains(name, "_warp") {
+			if !strings.Contains(name, "_rows") {
 				k.maxThreads = 1000 // not a multiple of either width
 			}
 		}

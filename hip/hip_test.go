@@ -341,7 +341,7 @@ func check(t testing.TB, d *Device, p problem, dt Dtype, tier Tier, off int) str
 // tiers lists TierAuto and every tier that can compute p.
 func tiers(d *Device, p problem, dt Dtype, v *layout.View) []Tier {
 	out := []Tier{TierAuto}
-	for t := TierWarp; t <= TierInner; t++ {
+	for t := TierRows; t <= TierInner; t++ {
 		if d.eligible(&call{dt: dt, v: v}, t) && d.eligible(&call{dt: dt, v: v, bwd: true}, t) {
 			out = append(out, t)
 		}
@@ -520,27 +520,19 @@ func TestGPUDispatch(t *testing.T) {
 		}
 		return w
 	}
-	sms, warpMax := d.sms, int(d.warpMaxN())
-	edge := d.kernels["softmax_fwd_cached_f32"].dynSmem / 4
-	// 64 KB of LDS holds a little under 16384 float32 columns: rows at the
-	// split threshold that are not split are too long for tier 2 on AMD.
-	long := TierCached
-	if splitMinN > edge {
-		long = TierBlock
-	}
+	sms := d.sms
 	for _, c := range []struct {
 		shape []int
 		axis  int
 		want  Tier
 	}{
 		{[]int{4, 5, 6}, 1, TierInner},
-		{[]int{100, warpMax}, -1, TierWarp},
-		{[]int{100, warpMax + 1}, -1, TierCached},
-		{[]int{1000, edge}, -1, TierCached},
-		{[]int{1000, edge + 1}, -1, TierBlock},
+		{[]int{100, 1}, -1, TierRows},
+		{[]int{1000, 16384}, -1, TierRows},
+		{[]int{1000, 16385}, -1, TierBlock},
 		{[]int{2*sms - 1, splitMinN}, -1, TierSplit},
-		{[]int{2 * sms, splitMinN}, -1, long},
-		{[]int{4, splitMinN - 1}, -1, long},
+		{[]int{2 * sms, splitMinN}, -1, TierRows},
+		{[]int{4, splitMinN - 1}, -1, TierRows},
 		{[]int{4, 1 << 25}, -1, TierSplit},
 	} {
 		if got := d.planTier(&call{dt: Float32, v: v(c.shape, c.axis)}); got != c.want {

@@ -18,7 +18,7 @@ type Tier int
 
 const (
 	TierAuto   Tier = iota // let planTier choose
-	TierWarp               // 1: warp (wavefront) per row, row in registers
+	TierRows               // 1: a row in the registers of a group of threads
 	TierCached             // 2: block per row, row in LDS
 	TierBlock              // 3: block per row, online max/sum, two reads
 	TierSplit              // 4: split rows across blocks
@@ -26,12 +26,10 @@ const (
 )
 
 func (t Tier) String() string {
-	return [...]string{"auto", "warp", "cached", "block", "split", "inner"}[t]
+	return [...]string{"auto", "rows", "cached", "block", "split", "inner"}[t]
 }
 
 const (
-	warpCols     = 32  // largest columns per lane in the warp tier
-	warpThreads  = 128 // SM_WARP_THREADS in cukernels/softmax.cu
 	innerThreads = 256
 	vecBytes     = 16    // widest access, PackWidth in softmax.cuh
 	splitMinN    = 16384 // rows at least this long may be split...
@@ -39,16 +37,17 @@ const (
 	maxGridY     = 65535
 )
 
-var warpTiers = []int{1, 2, 4, 8, 16, 32}
-
 // kernelNames are the entry points of every code object: the names
 // cukernels/softmax.cu exports.
 func kernelNames() []string {
 	var names []string
-	for _, s := range []string{"f32", "f64", "f16", "bf16"} {
+	for dt := gpu.Float32; dt <= gpu.BFloat16; dt++ {
+		s := dt.Suffix()
 		for _, dir := range []string{"fwd", "bwd"} {
-			for _, c := range warpTiers {
-				names = append(names, fmt.Sprintf("softmax_%s_warp%d_%s", dir, c, s))
+			for _, k := range gpu.RowsKs(dir == "bwd") {
+				for _, m := range []bool{false, true} {
+					names = append(names, gpu.RowsKernel(dt, dir == "bwd", k, m), gpu.PipeKernel(dt, dir == "bwd", k, m))
+				}
 			}
 			for _, t := range []string{"cached", "block", "split_stats", "split_apply", "inner"} {
 				names = append(names, fmt.Sprintf("softmax_%s_%s_%s", dir, t, s))
@@ -76,7 +75,7 @@ type plan struct {
 	threads int
 	smem    int
 	vec     bool
-	group   int   // warp tier: lanes per row
+	group   int   // rows tier: threads per row
 	chunk   int64 // split tier: columns per block
 	splits  int64
 	work    int64 // split tier: workspace bytes
@@ -101,20 +100,14 @@ func aligned(bufs []DevicePtr, n int) bool {
 	return true
 }
 
-// warpMaxN is the longest row the warp tier holds: 32 columns in each lane
-// of a wavefront, so 2048 on the 64-wide CDNA targets and 1024 on gfx1030
-// (wave32), as on CUDA.
-func (d *Device) warpMaxN() int64 { return int64(d.wave * warpCols) }
-
 // planTier is the dispatch rule: which tier computes c, unless the caller
 // forces one. The rules are the CUDA backend's, with the wavefront width
 // (d.wave) where CUDA has 32 and the LDS per workgroup (64 KB) where CUDA
 // has its opted-in shared memory.
 //
 //	inner > 1                                      -> inner
-//	n <= 32*wave (2048 wave64, 1024 wave32)        -> warp
 //	rows < 2*CUs and n >= 16384 (and rows<=65535)  -> split
-//	row (y and dy backward) fits the LDS           -> cached
+//	row fits 1024 threads' registers (gpu.RowsShape) -> rows
 //	otherwise                                      -> block
 func (d *Device) planTier(c *call) Tier {
 	v := c.v
@@ -122,13 +115,15 @@ func (d *Device) planTier(c *call) Tier {
 	switch {
 	case v.Inner > 1:
 		return TierInner
-	case n <= d.warpMaxN():
-		return TierWarp
 	case rows < splitRowsPer*int64(d.sms) && n >= splitMinN && rows <= maxGridY:
 		return TierSplit
-	case d.cachedBytes(c) <= int64(d.kernel(c, "cached").dynSmem):
-		return TierCached
+	case d.eligible(c, TierRows):
+		return TierRows
 	default:
+		// Tier 2 (cached) is left to forcing: since the block tier issues
+		// four loads per thread it beat it on every row it could take
+		// (docs/PERFORMANCE.md, GPU entry 3), its second read coming
+		// from L2.
 		return TierBlock
 	}
 }
@@ -138,8 +133,9 @@ func (d *Device) planTier(c *call) Tier {
 func (d *Device) eligible(c *call, t Tier) bool {
 	v := c.v
 	switch t {
-	case TierWarp:
-		return v.Inner == 1 && int64(v.N) <= d.warpMaxN()
+	case TierRows:
+		_, _, ok := gpu.RowsShape(c.dt, c.bwd, c.mask != 0 || v.Causal, int64(v.N), d.wave)
+		return v.Inner == 1 && ok
 	case TierCached:
 		return v.Inner == 1 && d.cachedBytes(c) <= int64(d.kernel(c, "cached").dynSmem)
 	case TierBlock:
@@ -179,7 +175,6 @@ func (d *Device) makePlan(c *call) (plan, error) {
 	size := c.dt.Size()
 	n, rows := int64(v.N), int64(v.Outer)
 	pk := vecBytes / size
-	wave := int64(d.wave)
 	p := plan{tier: t, grid: [2]int{1, 1}}
 	blocks := func(want int64, perCU int) int {
 		return int(max(1, min(want, int64(d.sms*perCU))))
@@ -188,20 +183,14 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		return max(128, min(1024, nextPow2(int(ceilDiv(cols, 8)))))
 	}
 	switch t {
-	case TierWarp:
-		// A group of lanes holds a row, `cols` columns per lane: rows up to
-		// one wavefront long share a wavefront (group < wave), longer rows
-		// take a whole wavefront and more columns per lane.
-		cols := 1
-		p.group = nextPow2(int(n))
-		if n > wave {
-			p.group, cols = int(wave), nextPow2(int(ceilDiv(n, wave)))
-		}
-		pw := min(cols, pk)
-		p.vec = n%int64(pw) == 0 && aligned(c.bufs, pw*size)
-		p.names = []string{d.kernel(c, fmt.Sprintf("warp%d", cols)).name}
-		p.threads = warpThreads
-		p.grid[0] = blocks(ceilDiv(rows, int64(warpThreads/p.group)), 64)
+	case TierRows:
+		masked := c.mask != 0 || v.Causal
+		k, w, _ := gpu.RowsShape(c.dt, c.bwd, masked, n, d.wave)
+		threads, perBlock := gpu.RowsThreads(w, d.wave)
+		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
+		p.names = []string{gpu.RowsKernel(c.dt, c.bwd, k, masked)}
+		p.threads, p.group = threads, w
+		p.grid[0] = int(min(ceilDiv(rows, int64(perBlock)), 1<<30))
 	case TierCached:
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
 		p.names = []string{d.kernel(c, "cached").name}
@@ -215,11 +204,19 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		p.grid[0] = blocks(rows, 16)
 	case TierSplit:
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
+		// One wave: the split kernels hold 1024 threads per SM (64
+		// registers each), so 256-thread blocks, four per SM, unless the
+		// chunks would pass 64K columns; then 512, two per SM (measured on
+		// the H200: docs/PERFORMANCE.md, GPU entry 3).
+		p.threads = 256
 		splits := max(1, min(ceilDiv(4*int64(d.sms), rows), ceilDiv(n, 2048)))
+		if ceilDiv(n, splits) > 65536 {
+			p.threads = 512
+			splits = max(1, min(ceilDiv(2*int64(d.sms), rows), ceilDiv(n, 2048)))
+		}
 		p.chunk = ceilDiv(ceilDiv(n, splits), int64(pk)) * int64(pk)
 		p.splits = ceilDiv(n, p.chunk)
 		p.names = []string{d.kernel(c, "split_stats").name, d.kernel(c, "split_apply").name}
-		p.threads = rowThreads(p.chunk)
 		p.grid = [2]int{int(p.splits), int(rows)}
 		part := int64(32) // sizeof(Part)
 		if c.bwd {
@@ -233,6 +230,10 @@ func (d *Device) makePlan(c *call) (plan, error) {
 	}
 	for _, name := range p.names {
 		k := d.kernels[name]
+		if p.threads > k.maxThreads && p.tier == TierRows && p.group > d.wave {
+			// The group is the block: it cannot shrink.
+			return plan{}, fmt.Errorf("hip: %s runs at most %d threads per block; rows of %d columns need %d", name, k.maxThreads, n, p.threads)
+		}
 		if p.threads > k.maxThreads {
 			// Block reductions need whole wavefronts.
 			p.threads = k.maxThreads / d.wave * d.wave
