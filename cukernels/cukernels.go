@@ -3,8 +3,10 @@
 // instantiates it per dtype and tier; port.cuh is the CUDA/HIP portability
 // header) and the fatbin built from them, embedded as Fatbin.
 //
-// The fatbin holds SASS for sm_70, sm_75, sm_80, sm_86, sm_89 and sm_90 and
-// PTX for compute_90, which newer GPUs compile when they load it. It is
+// The fatbin holds SASS for sm_70, sm_80 and sm_90 (SASS runs on later
+// minor versions of its major: sm_75 takes sm_70's, sm_86 and sm_89
+// sm_80's) and PTX for compute_90, which newer GPUs compile when they load
+// it. It is
 // committed; scripts/check-cukernels.sh rebuilds it and fails when it
 // differs. Rebuild it after changing a source with
 //
