@@ -868,11 +868,23 @@ __device__ __forceinline__ void bwd_row(const T* y, const T* dy, T* dx, const Vi
                                         const RowGroup& g, typename Num<T>::acc* vy, typename Num<T>::acc* vg) {
 	typedef typename Num<T>::acc A;
 	constexpr int C = K * PackWidth<T, 64>::value;
-	// c is float64 for the reason Stats.s is (the products stay in A); any
-	// (log): some y is not -Inf (NaN counts). One reduction gives both.
-	GradStats<A> gs{0.0, 0};
+	// A thread sums its at most 16 terms in A (float32 for float32 and
+	// the halves: at most 16 roundings, 1e-6 of the sum of |terms|, inside
+	// the 1e-5 gradient tolerance), the group in float64 as Stats.s. For
+	// log-softmax, any says some y is above -Inf: from the maximum, which
+	// ignores NaN, so a row of NaN and -Inf goes to the exact path, which
+	// counts NaN. One reduction gives both.
+	A part = A(0), ymax = -sm_inf<A>();
 #pragma unroll
-	for (int i = 0; i < C; ++i) grad_add(v, gs, vy[i], vg[i]);
+	for (int i = 0; i < C; ++i) {
+		if (v.log) {
+			part += vg[i];
+			ymax = fmax(ymax, vy[i]);
+		} else {
+			part += vg[i] * vy[i];
+		}
+	}
+	GradStats<A> gs{(double)part, ymax > -sm_inf<A>()};
 	gs = g.reduce(gs, GradOp(), GradStats<A>{0.0, 0});
 	const double c = gs.c;
 	const bool exact = valid && (!(c - c == 0.0) || (v.log && !gs.any)); // c not finite, or an all -Inf log row
