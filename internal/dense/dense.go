@@ -50,11 +50,6 @@ func Output(prealloc any, like *tensor.Dense) (*tensor.Dense, any) {
 		p.Shape().Eq(like.Shape()) && !p.RequiresIterator() && !p.IsMaterializable() {
 		return p, data(p)
 	}
-	// Allocate the slice here and hand it to the tensor, rather than
-	// tensor.New(tensor.Of(dt)) then Data(): under Go 1.26 that pair,
-	// called from several goroutines, makes the garbage collector find bad
-	// pointers (reproduced with gorgonia.org/tensor v0.9.24 alone), while a
-	// tensor over a Go slice does not.
 	n := like.Shape().TotalSize()
 	var backing any
 	switch like.Dtype() {
@@ -77,20 +72,25 @@ func Overlap(a, b *tensor.Dense) bool {
 	return a0 < b0+b.MemSize() && b0 < a0+a.MemSize()
 }
 
-// data is t's flat data; tensor.Dense.Data panics on a tensor with no
-// elements, which a shape with a 0 dimension is.
+// data is t's flat data, read through the tensor's typed accessors rather
+// than Dense.Data. gorgonia.org/tensor v0.9.24's Data rebuilds the slice
+// from a uintptr: a tensor that its caller does not use after the call can
+// be collected in between, and the garbage collector then finds a pointer
+// to freed memory ("found bad pointer in Go heap"; reproduced with the
+// tensor package alone, 16 goroutines, Go 1.26). The typed accessors
+// reinterpret the backing slice itself, so the array stays reachable, and
+// they return an empty slice for a shape with a 0 dimension, where Data
+// panics.
 func data(t *tensor.Dense) any {
-	if t.Shape().TotalSize() == 0 {
-		switch t.Dtype() {
-		case tensor.Float32:
-			return []float32{}
-		case tensor.Float64:
-			return []float64{}
-		case tensor.Bool:
-			return []bool{}
-		}
+	switch t.Dtype() {
+	case tensor.Float32:
+		return t.Float32s()
+	case tensor.Float64:
+		return t.Float64s()
+	case tensor.Bool:
+		return t.Bools()
 	}
-	return t.Data()
+	return t.Data() // not reached: callers check the dtype first
 }
 
 // Deliver puts result into prealloc when prealloc is a tensor other than
