@@ -115,7 +115,7 @@ func ExampleMaskedSoftMax() {
 		log.Fatal(err)
 	}
 	exRun(g)
-	rows := probs.Value().Data().([]float64)
+	rows := probs.Value().(*tensor.Dense).Float64s()
 	for r := 0; r < 6; r++ {
 		fmt.Printf("%.4f\n", rows[3*r:3*r+3])
 	}
@@ -195,7 +195,7 @@ func ExampleCausal() {
 			log.Fatal(err)
 		}
 		fmt.Printf("Causal(%d)\n", offset)
-		rows := y.Data().([]float64)
+		rows := y.Float64s()
 		for r := 0; r < 3; r++ {
 			fmt.Printf("%.4f\n", rows[3*r:3*r+3])
 		}

@@ -31,7 +31,7 @@ func TestSecondOrderGraph(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return dx.Data().([]float64)
+			return dx.Float64s()
 		}
 
 		g := gorgonia.NewGraph()
@@ -62,7 +62,7 @@ func TestSecondOrderGraph(t *testing.T) {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		vm.Close()
-		got := second[0].Value().Data().([]float64)
+		got := second[0].Value().(*tensor.Dense).Float64s()
 		for i := range x0 {
 			const h = 1e-6
 			xp, xm := append([]float64(nil), x0...), append([]float64(nil), x0...)

@@ -130,7 +130,7 @@ func TestFullyMaskedRows(t *testing.T) {
 			t.Fatal(err)
 		}
 		vm.Close()
-		got := y.Value().Data().([]float64)
+		got := y.Value().(*tensor.Dense).Float64s()
 		want := 0.0
 		if log {
 			want = ninf
@@ -141,9 +141,9 @@ func TestFullyMaskedRows(t *testing.T) {
 			}
 		}
 		dx, _ := x.Grad()
-		for _, v := range dx.Data().([]float64)[3:] {
+		for _, v := range dx.(*tensor.Dense).Float64s()[3:] {
 			if v != 0 {
-				t.Errorf("log=%v: gradient of a fully masked row = %v, want 0", log, dx.Data().([]float64)[3:])
+				t.Errorf("log=%v: gradient of a fully masked row = %v, want 0", log, dx.(*tensor.Dense).Float64s()[3:])
 			}
 		}
 		for _, v := range got[:3] {
@@ -163,11 +163,11 @@ func TestGorgoniaRowMaxBug(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []float64{1.0 / 3, 1.0 / 3, 1.0 / 3, 1, 0, 0}
-	if got := y.Data().([]float64); !approxEqual(got, want, 1e-15) {
+	if got := y.Float64s(); !approxEqual(got, want, 1e-15) {
 		t.Errorf("softmax = %v, want %v", got, want)
 	}
 	builtin, err := tensor.SoftMax(x, 1)
-	if err == nil && !math.IsNaN(builtin.Data().([]float64)[3]) {
+	if err == nil && !math.IsNaN(builtin.(*tensor.Dense).Float64s()[3]) {
 		t.Logf("note: Gorgonia's built-in softmax no longer shows the row-maximum bug: %v", builtin.Data())
 	}
 }
@@ -201,7 +201,7 @@ func TestSoftMaxAndLogSoftMaxInOneGraph(t *testing.T) {
 	if err := vm.RunAll(); err != nil {
 		t.Fatal(err)
 	}
-	sv, lv := s.Value().Data().([]float64), l.Value().Data().([]float64)
+	sv, lv := s.Value().(*tensor.Dense).Float64s(), l.Value().(*tensor.Dense).Float64s()
 	for i := range sv {
 		if math.Abs(math.Log(sv[i])-lv[i]) > 1e-12 {
 			t.Fatalf("log-softmax %v is not the log of softmax %v", lv, sv)
@@ -248,7 +248,7 @@ func TestBadInput(t *testing.T) {
 	}
 
 	good := dense64([]int{2, 3}, 1, 2, 3, 4, 5, 6)
-	before := append([]float64(nil), good.Data().([]float64)...)
+	before := append([]float64(nil), good.Float64s()...)
 	intT := tensor.New(tensor.WithShape(2, 3), tensor.WithBacking([]int{1, 2, 3, 4, 5, 6}))
 	boolMask := tensor.New(tensor.WithShape(1, 2), tensor.WithBacking([]bool{true, false}))
 	f32 := tensor.New(tensor.WithShape(2, 3), tensor.Of(tensor.Float32))
@@ -280,7 +280,7 @@ func TestBadInput(t *testing.T) {
 	for _, c := range eagerCases {
 		wantError(t, c.name, c.want, func() error { _, err := c.run(); return err })
 	}
-	if got := good.Data().([]float64); !approxEqual(got, before, 0) {
+	if got := good.Float64s(); !approxEqual(got, before, 0) {
 		t.Errorf("input modified: %v", got)
 	}
 }
@@ -365,7 +365,7 @@ func TestNumericalGradient(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := 0.0
-			for i, v := range y.Data().([]float64) {
+			for i, v := range y.Float64s() {
 				if !math.IsInf(v, -1) {
 					s += w[i] * v
 				}
@@ -377,7 +377,7 @@ func TestNumericalGradient(t *testing.T) {
 			t.Fatal(err)
 		}
 		dyv := make([]float64, len(w)) // w on finite outputs, 0 on masked ones
-		for i, v := range y.Data().([]float64) {
+		for i, v := range y.Float64s() {
 			if !math.IsInf(v, -1) {
 				dyv[i] = w[i]
 			}
@@ -392,7 +392,7 @@ func TestNumericalGradient(t *testing.T) {
 			xp[i] += h
 			xm[i] -= h
 			num := (loss(xp) - loss(xm)) / (2 * h)
-			if got := dx.Data().([]float64)[i]; math.Abs(got-num) > 1e-7*(1+math.Abs(num)) {
+			if got := dx.Float64s()[i]; math.Abs(got-num) > 1e-7*(1+math.Abs(num)) {
 				t.Errorf("%s: dx[%d] = %v, central difference %v", f.name, i, got, num)
 			}
 		}
@@ -412,7 +412,7 @@ func TestInto(t *testing.T) {
 	if err != nil || got != dst {
 		t.Fatalf("Into: %v, returned %p want %p", err, got, dst)
 	}
-	if !approxEqual(dst.Data().([]float64), want.Data().([]float64), 0) {
+	if !approxEqual(dst.Float64s(), want.Float64s(), 0) {
 		t.Errorf("Into wrote %v, want %v", dst.Data(), want.Data())
 	}
 	// a transposed view: the result lands in it, element for element
@@ -486,13 +486,13 @@ func TestCausalOffsetExtremes(t *testing.T) {
 	plain, _ := softmax.SoftMaxTensor(x)
 	for _, off := range []int{3, 1 << 40, math.MaxInt, math.MaxInt - 1} {
 		y, err := softmax.SoftMaxTensor(x, softmax.Causal(off))
-		if err != nil || !approxEqual(y.Data().([]float64), plain.Data().([]float64), 0) {
+		if err != nil || !approxEqual(y.Float64s(), plain.Float64s(), 0) {
 			t.Errorf("Causal(%d) = %v, %v; want the plain softmax", off, y, err)
 		}
 	}
 	for _, off := range []int{-3, -1 << 40, math.MinInt} {
 		y, err := softmax.SoftMaxTensor(x, softmax.Causal(off))
-		if err != nil || !approxEqual(y.Data().([]float64), make([]float64, 6), 0) {
+		if err != nil || !approxEqual(y.Float64s(), make([]float64, 6), 0) {
 			t.Errorf("Causal(%d) = %v, %v; want all masked (zeros)", off, y, err)
 		}
 	}

@@ -87,9 +87,9 @@ func checkAgainstGorgonia(seed uint64) (checkResult, error) {
 		if err := vm.RunAll(); err != nil {
 			return nil, err
 		}
-		res := [][]float64{out.Value().Data().([]float64)}
+		res := [][]float64{out.Value().(*tensor.Dense).Float64s()}
 		for _, gr := range grads {
-			res = append(res, gr.Value().Data().([]float64))
+			res = append(res, gr.Value().(*tensor.Dense).Float64s())
 		}
 		return res, nil
 	}

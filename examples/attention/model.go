@@ -200,7 +200,7 @@ func newBatchInputs(s shape) batchInputs {
 func (in batchInputs) fill(s shape, seqs []sequence) int {
 	in.tokens.Zero()
 	in.targets.Zero()
-	keep := in.keep.Data().([]bool)
+	keep := in.keep.Bools()
 	count := 0
 	for _, q := range seqs {
 		for _, t := range q.targets {

@@ -112,8 +112,8 @@ func run(w io.Writer) ([]output, error) {
 	for i, f := range fns {
 		o := output{
 			Name: f.name,
-			Y:    append([]float64(nil), ys[i].Value().Data().([]float64)...),
-			DX:   append([]float64(nil), grads[i].Value().Data().([]float64)...),
+			Y:    append([]float64(nil), ys[i].Value().(*tensor.Dense).Float64s()...),
+			DX:   append([]float64(nil), grads[i].Value().(*tensor.Dense).Float64s()...),
 		}
 		outs = append(outs, o)
 		fmt.Fprintf(w, "\n%s =%s\ndloss/dx =%s\n", o.Name, format(o.Y), format(o.DX))

@@ -51,8 +51,8 @@ func TestRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		same(t, outs[i].Name+" values", outs[i].Y, y.Data().([]float64))
-		same(t, outs[i].Name+" gradient", outs[i].DX, dx.Data().([]float64))
+		same(t, outs[i].Name+" values", outs[i].Y, y.Float64s())
+		same(t, outs[i].Name+" gradient", outs[i].DX, dx.Float64s())
 	}
 	// The masked outputs follow the contract: 0 for softmax, -Inf for
 	// log-softmax, and no gradient.

@@ -95,7 +95,7 @@ func (m *model) let(pts []point) error {
 // correct counts the points of the last run whose most probable class is
 // their class.
 func (m *model) correct(pts []point) int {
-	lp := m.logProbsVal.Data().([]float64)
+	lp := m.logProbsVal.(*tensor.Dense).Float64s()
 	n := 0
 	for i, p := range pts {
 		row := lp[i*m.classes : (i+1)*m.classes]
