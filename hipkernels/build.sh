@@ -21,7 +21,17 @@ if [ -z "$HIPCC" ]; then
 fi
 READELF=${READELF:-$(command -v llvm-readelf || command -v llvm-readelf-15)}
 TARGETS=(gfx906 gfx908 gfx90a gfx940 gfx1030)
-FLAGS=(-std=c++17 -O3 --cuda-device-only --no-gpu-bundle-output -c)
+# -disable-promote-alloca-to-lds: LLVM's AMDGPU promote-alloca pass runs
+# before loop unrolling and moves per-thread arrays it cannot yet see as
+# registers (tier 1's row values) into LDS, sized for 1024 threads: 12.9 KB
+# of static LDS per workgroup for fwd_rows4_f32 and 24.8 KB for
+# bwd_rows2_f32 on gfx90a, which caps a CU at 5 and 2 workgroups. Without
+# it the arrays end in registers (24 bytes of scratch remain) and VGPRs set
+# the occupancy instead: 10 -> 16 wavefronts per CU for fwd_rows4_f32, 4 ->
+# 24 for bwd_rows2_f32. Tier 3 spills more without it (80 -> 126 VGPRs on
+# gfx90a) but is held to one 1024-thread workgroup per CU by VGPRs either
+# way. Resource figures only: no AMD GPU here to time it (docs/GPU.md).
+FLAGS=(-std=c++17 -O3 --cuda-device-only --no-gpu-bundle-output -c -mllvm -disable-promote-alloca-to-lds)
 mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
