@@ -503,11 +503,13 @@ extern __shared__ __align__(16) unsigned char sm_dynamic[];
 // entries are replaced by -Inf at load (forward; they come out 0, log
 // -Inf, by the same arithmetic as the others), the maximum ignores NaN,
 // and the sum of exponentials is taken against it. A row whose sum is not
-// in [1, max] (a NaN or +Inf entry, or nothing finite kept) is redone by
+// in [1, 1e30] (a NaN or +Inf entry, or nothing finite kept) is redone by
 // row_exact_* from memory with the exact Stats: such rows are rare, and the
-// fast path then needs no counting per element. Backward likewise:
-// masked (y, dy) become (0, 0) (log: (-Inf, 0)), and a row whose sum is not
-// finite, or a log row with every y -Inf, is redone exactly.
+// fast path then needs no counting per element. Columns past a row's
+// causal limit are not read. Backward likewise: masked (y, dy) become
+// (0, 0) (log: (-Inf, 0)), and a row whose sum is not finite, or a log row
+// with no y above -Inf, is redone exactly. The pipelined form (fwd_pipe,
+// bwd_pipe, below) is the same math with the next row copied ahead.
 
 // RowGroup places a thread: its lane in the row's group, and the rows a
 // block covers per step.
