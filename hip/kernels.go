@@ -230,6 +230,9 @@ func (d *Device) makePlan(c *call) (plan, error) {
 	}
 	for _, name := range p.names {
 		k := d.kernels[name]
+		if k == nil {
+			return plan{}, fmt.Errorf("hip: no kernel %s in the loaded module", name)
+		}
 		if p.threads > k.maxThreads && p.tier == TierRows && p.group > d.wave {
 			// The group is the block: it cannot shrink.
 			return plan{}, fmt.Errorf("hip: %s runs at most %d threads per block; rows of %d columns need %d", name, k.maxThreads, n, p.threads)

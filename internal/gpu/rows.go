@@ -36,8 +36,8 @@ func rowsK(t Dtype, bwd, masked bool) (prefer, most int) {
 	default:
 		prefer, most = 4, 4
 	}
-	if rowsPreferOverride > 0 {
-		prefer = min(rowsPreferOverride, most)
+	if k := rowsPreferOverride; k > 0 && k&(k-1) == 0 { // kernels exist for powers of two only
+		prefer = min(k, most)
 	}
 	return prefer, most
 }
@@ -61,8 +61,9 @@ func PipeOn(t Dtype, masked bool) bool {
 
 var pipeSetting = os.Getenv("SOFTMAX_PIPE")
 
-// rowsPreferOverride is SOFTMAX_ROWS_K: when set, the packs per thread
-// tier 1 prefers for every dtype (capped at the most it has a kernel for).
+// rowsPreferOverride is SOFTMAX_ROWS_K: when set to 1, 2 or 4, the packs
+// per thread tier 1 prefers for every dtype (capped at the most it takes;
+// other values are ignored).
 // A tuning knob for benchmarks, read once at start.
 var rowsPreferOverride, _ = strconv.Atoi(os.Getenv("SOFTMAX_ROWS_K"))
 
