@@ -330,9 +330,6 @@ func (d *Device) run(c *call) error {
 	}
 	for _, name := range p.names {
 		k := d.kernels[name]
-		if k == nil {
-			return plan{}, fmt.Errorf("cuda: no kernel %s in the loaded module", name)
-		}
 		if err := k.fn.Launch(p.grid[0], p.grid[1], 1, p.threads, 1, 1, p.smem, cu.NoStream, params); err != nil {
 			return fmt.Errorf("cuda: launching %s (grid %v, %d threads, %d bytes shared): %w", name, p.grid, p.threads, p.smem, err)
 		}
