@@ -98,16 +98,9 @@ func newTile[T float](v *layout.View, w int, masked bool) *tile[T] {
 // t.c when given), and their mask.
 func (t *tile[T]) gather(v *layout.View, src []T, mask []bool, o, i0, width int, src2 ...[]T) {
 	n, inner := v.N, v.Inner
-	for k := range n {
-		base := (o*n+k)*inner + i0
-		for c, e := range src[base : base+width] {
-			t.a[c*n+k] = e
-		}
-		if len(src2) > 0 {
-			for c, e := range src2[0][base : base+width] {
-				t.c[c*n+k] = e
-			}
-		}
+	transpose(t.a, src, n, inner, o*n*inner+i0, width)
+	if len(src2) > 0 {
+		transpose(t.c, src2[0], n, inner, o*n*inner+i0, width)
 	}
 	if mask == nil {
 		return
@@ -124,11 +117,26 @@ func (t *tile[T]) gather(v *layout.View, src []T, mask []bool, o, i0, width int,
 // scatter copies t.b back to rows (o, :, i0..i0+width) of dst.
 func (t *tile[T]) scatter(v *layout.View, dst []T, o, i0, width int) {
 	n, inner := v.N, v.Inner
-	for k := range n {
-		base := (o*n+k)*inner + i0
-		out := dst[base : base+width]
-		for c := range out {
-			out[c] = t.b[c*n+k]
+	base := o*n*inner + i0
+	block := dst[base : base+(n-1)*inner+width]
+	for c := range width {
+		col, row := block[c:], t.b[c*n:(c+1)*n]
+		for k, j := 0, 0; k < len(row); k, j = k+1, j+inner {
+			col[j] = row[k]
+		}
+	}
+}
+
+// transpose copies the width columns starting at base of an n x inner
+// block of src into the rows of dst (column c to dst[c*n:(c+1)*n]), one
+// column at a time: each row of dst is written in order, and the block's
+// columns are read with stride inner from lines already in cache.
+func transpose[T float](dst, src []T, n, inner, base, width int) {
+	block := src[base : base+(n-1)*inner+width]
+	for c := range width {
+		col, row := block[c:], dst[c*n:(c+1)*n]
+		for k, j := 0, 0; k < len(row); k, j = k+1, j+inner {
+			row[k] = col[j]
 		}
 	}
 }
