@@ -7,23 +7,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gosoftmax/softmax/internal/benchfmt"
 )
 
-// Record is one timed case, as cmd/softmax-bench (impl "gosoftmax") and
-// bench/torch_bench.py (impl "torch") both write it.
-type Record struct {
-	Impl     string  `json:"impl"`
-	Op       string  `json:"op"`
-	Dtype    string  `json:"dtype"`
-	Shape    []int   `json:"shape"`
-	MedianUS float64 `json:"median_us"`
-	GBs      float64 `json:"gbs"`
-	PctCopy  float64 `json:"pct_copy"`
-	Bytes    int64   `json:"bytes"`
-	Bufs     int     `json:"bufs"`
-	Runs     int     `json:"runs,omitempty"`
-	Note     string  `json:"note,omitempty"`
-}
+// Record is one timed case (internal/benchfmt has the schema).
+type Record = benchfmt.Record
 
 // Run is one benchmark process's JSON file.
 type Run struct {

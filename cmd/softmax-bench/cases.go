@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/gosoftmax/softmax/internal/benchfmt"
 )
 
 // Shapes of issue 6, in its order (torch_bench.py's SHAPES).
@@ -147,20 +149,8 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// Record is one timed case, the schema cmd/bench-merge reads.
-type Record struct {
-	Impl     string  `json:"impl"`
-	Op       string  `json:"op"`
-	Dtype    string  `json:"dtype"`
-	Shape    []int   `json:"shape"`
-	MedianUS float64 `json:"median_us"`
-	GBs      float64 `json:"gbs"`
-	PctCopy  float64 `json:"pct_copy"`
-	Bytes    int64   `json:"bytes"`
-	Bufs     int     `json:"bufs"`
-	Note     string  `json:"note,omitempty"`
-	Runs     int     `json:"runs,omitempty"`
-}
+// Record is one timed case (internal/benchfmt has the schema).
+type Record = benchfmt.Record
 
 // Skipped is a case not run, and why.
 type Skipped struct {
