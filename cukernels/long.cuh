@@ -81,12 +81,16 @@ __device__ __forceinline__ LongKeep long_keep(const View& v, i64 mrow, i64 kept,
 // 2^-23*|t| relative, 1.6e-5 at t = -133: far below a half's precision,
 // and in the sum s the terms that matter have small |t|); the correction
 // would make the half kernels bound by arithmetic rather than memory.
-// float32 and float64 keep sm_expx.
+// float32 takes tier 1's row_exp (four instructions against sm_expx's
+// thirteen; softmax.cuh gives its error), float64 sm_expx.
 template <typename T> struct LongExp {
 	static __device__ __forceinline__ typename Num<T>::acc of(typename Num<T>::acc x, typename Num<T>::acc m,
 	                                                        const Expo& e) {
 		return sm_expx(x, m, e);
 	}
+};
+template <> struct LongExp<float> {
+	static __device__ __forceinline__ float of(float x, float m, const Expo& e) { return row_exp<float>(x, m, e); }
 };
 template <> struct LongExp<sm_half> {
 	static __device__ __forceinline__ float of(float x, float m, const Expo& e) { return sm_exp2((x - m) * e.hi); }
@@ -382,13 +386,15 @@ __device__ __forceinline__ void chunk_write(const T* xr, T* yr, const View& v, i
 	else write_chunk<T, 1>(xr, yr, v, long_keep<1>(v, mrow, kept, lo, hi), lo, hi, f);
 }
 
-// grad_step adds a step to g: its terms (y*dy in the compute type, log:
-// dy) summed in float64, then into g.c.
+// grad_step adds a step to g: its terms (y*dy, log: dy) summed in the
+// compute type, at most 32 of them (2e-6 of the sum of their magnitudes,
+// inside the 1e-5 gradient tolerance, as in tier 1), then into g.c in
+// float64; for log-softmax, whether some kept y is not -Inf.
 template <typename T, int P, int U, bool LOG, bool ALL>
 __device__ __forceinline__ void grad_step(const LongPacks<T, P, U, ALL>& a, const LongPacks<T, P, U, ALL>& b,
                                           GradStats<typename Num<T>::acc>& g) {
 	typedef typename Num<T>::acc A;
-	double c = 0.0;
+	A c = A(0);
 	int any = 0;
 #pragma unroll
 	for (int u = 0; u < U; ++u)
@@ -396,13 +402,13 @@ __device__ __forceinline__ void grad_step(const LongPacks<T, P, U, ALL>& a, cons
 		for (int j = 0; j < P; ++j) {
 			const bool k = a.kept(u, j);
 			if (LOG) {
-				c += k ? (double)b.at(u, j) : 0.0;
+				c += k ? b.at(u, j) : A(0);
 				any |= k && a.at(u, j) != -sm_inf<A>(); // NaN counts
 			} else {
-				c += k ? (double)(b.at(u, j) * a.at(u, j)) : 0.0;
+				c += k ? b.at(u, j) * a.at(u, j) : A(0);
 			}
 		}
-	g.c += c;
+	g.c += (double)c;
 	g.any |= any;
 }
 
@@ -441,13 +447,38 @@ __device__ __forceinline__ void chunk_grad(const T* y, const T* dy, const View& 
 	}
 }
 
+// LongLogGrad is log-softmax backward's dx = s*dy - exp(y)*(s*c) for one
+// row of the long-row tiers. float32 and the half types take it as
+// s*dy - sign(s*c) * 2^(y*log2(e) + log2|s*c|): one fma, one
+// ex2.approx.ftz and one fma per element, the product formed inside the
+// exponent, so it flushes only where exp(y)*|s*c| itself is below 2^-126
+// (the float32 tolerance's absolute term) and needs no guard (tier 1's
+// log_grad, which saves the per-row log2, does). Error, relative to
+// exp(y)*|s*c|: the rounding of the exponent (2^-24 * 126 at most where
+// the result is normal) and of log2|s*c| and log2(e), and ex2's 2 ulp:
+// under 1e-5 unless |s*c| is beyond 2^120. NaN and infinite y or c give
+// what the plain formula gives. float64 takes the plain formula.
+template <typename A> struct LongLogGrad {
+	float lc, ng;
+	__device__ __forceinline__ explicit LongLogGrad(double sc)
+	    : lc((float)log2(fabs(sc))), ng(sc > 0.0 ? -1.0f : 1.0f) {}
+	__device__ __forceinline__ float at(float y, float sdy) const {
+		return fmaf(sm_exp2_ftz(fmaf(y, 1.44269504088896341f, lc)), ng, sdy);
+	}
+};
+template <> struct LongLogGrad<double> {
+	double k;
+	__device__ __forceinline__ explicit LongLogGrad(double sc) : k(-sc) {}
+	__device__ __forceinline__ double at(double y, double sdy) const { return fma(exp(y), k, sdy); }
+};
+
 // grad_write_step writes dx for a step's packs below the chunk's end
-// (grad_out's arithmetic; s = scale, c = the row's sum, both in the compute
-// type).
+// (grad_out's arithmetic, log-softmax's through LongLogGrad; s = scale, c
+// = the row's sum, both in the compute type).
 template <typename T, int P, int U, bool LOG, bool ALL>
 __device__ __forceinline__ void grad_write_step(const LongPacks<T, P, U, ALL>& a, const LongPacks<T, P, U, ALL>& b,
                                                 T* dx, const LongWalk<U>& w, typename Num<T>::acc s,
-                                                typename Num<T>::acc c) {
+                                                typename Num<T>::acc c, const LongLogGrad<typename Num<T>::acc>& lg) {
 	typedef typename Num<T>::acc A;
 	Pack<T, P>* q = reinterpret_cast<Pack<T, P>*>(dx) + w.bk;
 	const int left = ALL ? 0 : w.left();
@@ -458,10 +489,8 @@ __device__ __forceinline__ void grad_write_step(const LongPacks<T, P, U, ALL>& a
 #pragma unroll
 		for (int j = 0; j < P; ++j) {
 			const A yv = a.at(u, j), dv = b.at(u, j);
-			A r;
-			if (LOG) r = s * (dv - sm_exp(yv) * c);
-			else r = s * yv * (dv - c);
-			o.v[j] = Num<T>::out(a.kept(u, j) ? r : A(0));
+			const A d = LOG ? lg.at(yv, s * dv) : s * yv * (dv - c);
+			o.v[j] = Num<T>::out(a.kept(u, j) ? d : A(0));
 		}
 		q[w.off(u)] = o;
 	}
@@ -473,12 +502,13 @@ __device__ __forceinline__ void grad_write_packs(const T* y, const T* dy, T* dx,
 	typedef typename Num<T>::acc A;
 	constexpr int U = LongUnroll<T>::bwd, UG = LongUnroll<T>::bwd_masked;
 	const A s = A(v.scale), c = A(g.c);
+	const LongLogGrad<A> lg(v.scale * g.c);
 	LongWalk<U> w(plo, phi);
 	for (; w.full(ck.pfull); w.next()) {
 		LongPacks<T, P, U, true> a, b;
 		a.load(y, w);
 		b.load(dy, w);
-		grad_write_step<T, P, U, LOG>(a, b, dx, w, s, c);
+		grad_write_step<T, P, U, LOG>(a, b, dx, w, s, c, lg);
 	}
 	LongWalk<UG> wg(w.bk, phi);
 	for (; wg.bk < ck.pkept; wg.next()) {
@@ -486,7 +516,7 @@ __device__ __forceinline__ void grad_write_packs(const T* y, const T* dy, T* dx,
 		a.load(y, wg);
 		b.load(dy, wg);
 		a.keep(ck, wg);
-		grad_write_step<T, P, UG, LOG>(a, b, dx, wg, s, c);
+		grad_write_step<T, P, UG, LOG>(a, b, dx, wg, s, c, lg);
 	}
 	long_fill<T, P>(dx, wg.bk, phi, long_pack_of<T, P>(A(0))); // masked by the causal limit
 }
