@@ -104,6 +104,67 @@ __device__ __forceinline__ void sm_async_wait_prior() {}
 __device__ __forceinline__ void sm_async_wait_all() {}
 #endif
 
+// Thread block clusters (sm_90 and later): the blocks of a cluster meet at
+// cluster barriers and read each other's shared memory. SM_CLUSTERS says
+// the kernels being built can use them; elsewhere (older GPUs, HIP) the
+// functions below trap, and the Go side never launches a cluster kernel
+// there.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define SM_CLUSTERS 1
+// sm_cluster_rank is this block's rank in its cluster, sm_cluster_size the
+// cluster's blocks, sm_cluster_id the cluster's index in the grid and
+// sm_cluster_count the grid's clusters (all along x).
+__device__ __forceinline__ unsigned sm_cluster_rank() {
+	unsigned r;
+	asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+	return r;
+}
+__device__ __forceinline__ unsigned sm_cluster_size() {
+	unsigned r;
+	asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(r));
+	return r;
+}
+__device__ __forceinline__ unsigned sm_cluster_id() {
+	unsigned r;
+	asm volatile("mov.u32 %0, %%clusterid.x;" : "=r"(r));
+	return r;
+}
+__device__ __forceinline__ unsigned sm_cluster_count() {
+	unsigned r;
+	asm volatile("mov.u32 %0, %%nclusterid.x;" : "=r"(r));
+	return r;
+}
+// sm_cluster_sync is a barrier over every thread of the cluster; shared
+// memory written before it is visible to every block of the cluster after
+// (arrive releases, wait acquires: their default semantics).
+__device__ __forceinline__ void sm_cluster_sync() {
+	asm volatile("barrier.cluster.arrive.aligned;\n\tbarrier.cluster.wait.aligned;" ::: "memory");
+}
+// sm_cluster_map is the address of p (in this block's shared memory) in
+// the shared memory of the cluster's block rank.
+template <typename V> __device__ __forceinline__ const V* sm_cluster_map(const V* p, unsigned rank) {
+	const V* r;
+	asm volatile("mapa.u64 %0, %1, %2;" : "=l"(r) : "l"(p), "r"(rank));
+	return r;
+}
+#else
+#define SM_CLUSTERS 0
+#if defined(__HIPCC__)
+__device__ __forceinline__ void sm_trap() { __builtin_trap(); }
+#else
+__device__ __forceinline__ void sm_trap() { asm volatile("trap;"); }
+#endif
+__device__ __forceinline__ unsigned sm_cluster_rank() { sm_trap(); return 0; }
+__device__ __forceinline__ unsigned sm_cluster_size() { sm_trap(); return 1; }
+__device__ __forceinline__ unsigned sm_cluster_id() { sm_trap(); return 0; }
+__device__ __forceinline__ unsigned sm_cluster_count() { sm_trap(); return 1; }
+__device__ __forceinline__ void sm_cluster_sync() { sm_trap(); }
+template <typename V> __device__ __forceinline__ const V* sm_cluster_map(const V* p, unsigned rank) {
+	sm_trap();
+	return p;
+}
+#endif
+
 __device__ __forceinline__ float sm_half_to_float(sm_half v) { return __half2float(v); }
 __device__ __forceinline__ sm_half sm_float_to_half(float v) { return __float2half(v); }
 

@@ -5,8 +5,9 @@
 //
 // tier: rows1 ... rows4 and rows1m ... rows4m (tier 1, K packs per thread,
 // m: masked or causal), pipe1 ... pipe4m (tier 1 with the next row copied
-// ahead into shared memory), cached (tier 2),
-// block (tier 3), split_stats and split_apply (tier 4), inner (tier 5).
+// ahead into shared memory), clus4, clus4m, cpipe4 (forward) and clus2,
+// clus2m, cpipe2 (backward: tier 1 over a thread block cluster, CUDA only),
+// cached (tier 2), block (tier 3), split_stats and split_apply (tier 4), inner (tier 5).
 // Every forward kernel takes (x, y, view..., extra...) and every backward
 // kernel (y, dy, dx, view..., extra...), all parameters 8 bytes, so the Go
 // side builds one argument list per call whatever the tier.
@@ -62,10 +63,30 @@
 	SM_BWD(inner, S, T, SM_MAX_THREADS, (bwd_inner<T>(y, dy, dx, v)))
 
 // Forward K = 1, 2, 4 and backward K = 1, 2 (internal/gpu.RowsKs): more
-// would spill at 64 registers per thread.
+// would spill at 64 registers per thread (float32 forward K = 8 and
+// backward K = 4 were measured: docs/PERFORMANCE.md, GPU entry 5).
 #define SM_DTYPE(S, T)                                                                                 \
 	SM_ROWS_FWD(1, S, T) SM_ROWS_FWD(2, S, T) SM_ROWS_FWD(4, S, T) SM_ROWS_BWD(1, S, T) SM_ROWS_BWD(2, S, T) \
 	SM_OTHER_TIERS(S, T)
+
+// Tier 1 over a thread block cluster (sm_90; internal/gpu.ClusterKernel):
+// the group of a row is every thread of a cluster of up to 8 blocks, so
+// rows up to 8 times tier 1's reach stay in registers. Not in the HIP
+// build (no clusters there); below sm_90 their bodies trap and are never
+// launched. Forward K = 4, backward K = 2, the largest of tier 1 without
+// spills; masked rows take the plain form.
+#if !defined(__HIPCC__)
+#define SM_CLUSTER_DTYPE(S, T)                                                                             \
+	SM_FWD(clus4, S, T, SM_MAX_THREADS, (fwd_rows<T, 4, false, true>(x, y, v, vec != 0, (int)group)))           \
+	SM_FWD(clus4m, S, T, SM_MAX_THREADS, (fwd_rows<T, 4, true, true>(x, y, v, vec != 0, (int)group)))           \
+	SM_FWD(cpipe4, S, T, SM_MAX_THREADS, (fwd_pipe<T, 4, false, true>(x, y, v, (int)group)))                    \
+	SM_BWD(clus2, S, T, SM_MAX_THREADS, (bwd_rows<T, 2, false, true>(y, dy, dx, v, vec != 0, (int)group)))      \
+	SM_BWD(clus2m, S, T, SM_MAX_THREADS, (bwd_rows<T, 2, true, true>(y, dy, dx, v, vec != 0, (int)group)))      \
+	SM_BWD(cpipe2, S, T, SM_MAX_THREADS, (bwd_pipe<T, 2, false, true>(y, dy, dx, v, (int)group)))
+SM_CLUSTER_DTYPE(f32, float)
+SM_CLUSTER_DTYPE(f16, sm_half)
+SM_CLUSTER_DTYPE(bf16, sm_bf16)
+#endif
 
 SM_DTYPE(f32, float)
 SM_DTYPE(f64, double)

@@ -135,14 +135,28 @@ template <> __device__ __forceinline__ float row_exp<sm_half>(float x, float m, 
 template <typename T> __device__ __forceinline__ double row_exp(double x, double m, const Expo& e) {
 	return sm_expx(x, m, e);
 }
-// row_expy is exp(y) for tier 1's log-softmax backward: y*log2(e) with
-// log2(e) split in two floats, rounded once, then sm_exp2: 2^-24*|t|
-// relative, 7e-6 at y = -120, where results are near float32's smallest
-// normal (a third of expf's instructions).
-__device__ __forceinline__ float row_expy(float y) {
-	return sm_exp2(fmaf(y, 1.44269502162933349609375f, y * 1.925963033500011e-8f));
+// log_grad is log-softmax backward's dx = s*dy - exp(y)*(s*c) for float32
+// and the half types, as sdy + k*2^(y*log2(e) + 32) with sdy = s*dy and
+// k = -s*c*2^-32 from log_grad_k: one fma, one ex2.approx.ftz and one fma
+// (expf and its product took ten). The offset of 32 keeps exp(y)*c from
+// flushing: 2^t is flushed only below t = -158, where the product is under
+// 2^-158 * |s*c| <= 2^-126 (the float32 tolerance's absolute term) as long
+// as |s*c| <= 2^32, and 2^t cannot overflow while y <= 64. log_grad_fast
+// says whether those two bounds hold; rows where they do not take the
+// exact form. Error: the rounding of t (2^-24 * |t| <= 158 * 2^-24) and of
+// log2(e), and ex2's 2 ulp, under 7e-6 of exp(y)*|s*c| (the 1e-5
+// tolerance is relative to terms at least that large).
+__device__ __forceinline__ float log_grad(float y, float sdy, float k) {
+	return fmaf(sm_exp2_ftz(fmaf(y, 1.44269504088896341f, 32.0f)), k, sdy);
 }
-__device__ __forceinline__ double row_expy(double y) { return exp(y); }
+// float64 keeps exp in float64 (k = -s*c).
+__device__ __forceinline__ double log_grad(double y, double sdy, double k) { return fma(exp(y), k, sdy); }
+template <typename A> __device__ __forceinline__ A log_grad_k(double sc) { return A(-sc * 0x1p-32); }
+template <> __device__ __forceinline__ double log_grad_k<double>(double sc) { return -sc; }
+template <typename A> __device__ __forceinline__ bool log_grad_fast(double sc, bool big_y) {
+	return fabs(sc) <= 0x1p32 && !big_y;
+}
+template <> __device__ __forceinline__ bool log_grad_fast<double>(double sc, bool big_y) { return true; }
 template <typename A> __device__ __forceinline__ A sm_inf() { return A(INFINITY); }
 template <typename A> __device__ __forceinline__ A sm_nan() { return A(NAN); }
 
@@ -511,36 +525,79 @@ extern __shared__ __align__(16) unsigned char sm_dynamic[];
 // with no y above -Inf, is redone exactly. The pipelined form (fwd_pipe,
 // bwd_pipe, below) is the same math with the next row copied ahead.
 
+// cluster_reduce combines v, already the same in every thread of the
+// block, over the blocks of the cluster. Each block publishes its v in one
+// of two slots of its shared memory (phase alternates between calls): a
+// block writes a slot again two calls later, after the barrier of the call
+// in between, which no block passes before every block has read the slots
+// of this call. Lane q of every warp then reads block q's slot, all at
+// once (one round trip to the other blocks rather than one per block),
+// and the warp combines them: the same tree in every warp of every block,
+// so every thread gets the same bits. Every thread of the cluster must
+// call it.
+template <typename V, typename Op> __device__ __forceinline__ V cluster_reduce(V v, Op op, V identity, int phase) {
+	__shared__ V slots[2];
+	V* slot = &slots[phase];
+	if (threadIdx.x == 0) *slot = v;
+	sm_cluster_sync();
+	const unsigned lane = threadIdx.x % SM_WARP;
+	v = lane < sm_cluster_size() ? *sm_cluster_map(slot, lane) : identity;
+	return warp_reduce(v, op, SM_WARP);
+}
+
 // RowGroup places a thread: its lane in the row's group, and the rows a
-// block covers per step.
+// block covers per step. A group is a power of two of threads up to a
+// warp, one block, or (cluster kernels, sm_90) all the blocks of a
+// thread block cluster, lanes numbered by block rank: W is then the
+// cluster's threads, and the cluster walks rows as one block would.
 struct RowGroup {
 	int W, lane, rows, off; // off: this thread's group in its block
 	i64 first;              // this thread's row in the block's first step
-	__device__ __forceinline__ RowGroup(int w) : W(w) {
-		if (w <= SM_WARP) {
+	i64 stride;             // rows between a group's steps
+	bool cluster;
+	mutable int phase; // cluster_reduce's slot
+	__device__ __forceinline__ RowGroup(int w, bool cl = false) : W(w), cluster(cl), phase(0) {
+		if (cl) {
+			lane = (int)(sm_cluster_rank() * blockDim.x + threadIdx.x);
+			rows = 1;
+			off = 0;
+			first = sm_cluster_id();
+			stride = sm_cluster_count();
+		} else if (w <= SM_WARP) {
 			lane = threadIdx.x % w;
 			rows = blockDim.x / w;
 			off = threadIdx.x / w;
 			first = blockIdx.x * (i64)rows + off;
+			stride = gridDim.x * (i64)rows;
 		} else {
 			lane = threadIdx.x;
 			rows = 1;
 			off = 0;
 			first = blockIdx.x;
+			stride = gridDim.x;
 		}
 	}
-	// step is how far a block moves between its rows.
-	__device__ __forceinline__ i64 step() const { return gridDim.x * (i64)rows; }
+	// step is how far a group moves between its rows.
+	__device__ __forceinline__ i64 step() const { return stride; }
 	// reduce combines v over the group; every thread of the warp (W <=
-	// SM_WARP) or of the block (W > SM_WARP) must call it.
+	// SM_WARP), of the block or of the cluster must call it.
 	template <typename V, typename Op> __device__ __forceinline__ V reduce(V v, Op op, V identity) const {
-		if (W <= SM_WARP) return warp_reduce(v, op, W);
-		return block_reduce(v, op, identity);
+		if (!cluster && W <= SM_WARP) return warp_reduce(v, op, W);
+		v = block_reduce(v, op, identity);
+		if (!cluster) return v;
+		v = cluster_reduce(v, op, identity, phase);
+		phase ^= 1;
+		return v;
 	}
 	// any says whether pred, which is the same for every thread of a group,
 	// holds for some group of the warp (W <= SM_WARP: the groups of a warp
 	// must take the same branch, so their shuffles stay converged).
-	__device__ __forceinline__ bool any(bool pred) const { return W <= SM_WARP ? sm_any(pred) : pred; }
+	__device__ __forceinline__ bool any(bool pred) const { return !cluster && W <= SM_WARP ? sm_any(pred) : pred; }
+	// done ends a cluster kernel: no block may leave while another can
+	// still read its shared memory (the last cluster_reduce).
+	__device__ __forceinline__ void done() const {
+		if (cluster) sm_cluster_sync();
+	}
 };
 
 template <typename A> __device__ __forceinline__ A sm_lowest();
@@ -638,6 +695,19 @@ __device__ __forceinline__ void row_exact_fwd(const T* x, T* y, const View& v, i
 			y[row * v.n + k] = Num<T>::out(fwd_out<T>(v, v.keeps32(mrow, kept, k), Num<T>::in(xr[k]), f));
 }
 
+// row_log_sum is log(s) for tier 1's log-softmax rows with a scale of 1,
+// whose outputs are then (x - m) - log(s) in the compute type: one
+// instruction per element where logout takes three in float64 for
+// float32. For float32, x - m is exact by Sterbenz or rounded once, log(s)
+// (s in [1, columns], so at most 21.5) rounded once from logf (1 ulp:
+// 2.6e-6 absolute at most, inside the 1e-5 absolute tolerance), and the
+// difference rounded once (2^-24 relative). The half types, whose outputs
+// keep 11 bits or fewer, take __logf (3 ulp); float64 keeps log.
+template <typename T> __device__ __forceinline__ float row_log_sum(float s) { return logf(s); }
+template <> __device__ __forceinline__ float row_log_sum<sm_half>(float s) { return __logf(s); }
+template <> __device__ __forceinline__ float row_log_sum<sm_bf16>(float s) { return __logf(s); }
+template <typename T> __device__ __forceinline__ double row_log_sum(double s) { return log(s); }
+
 // fwd_row finishes one row whose values this thread holds in val (masked
 // entries already -Inf): maximum, sum of exponentials (kept in val for
 // softmax), output. Every thread of the group calls it.
@@ -670,7 +740,11 @@ __device__ __forceinline__ void fwd_row(const T* x, T* y, const View& v, i64 row
 		if (exact) return;
 	}
 	if (!valid) return;
-	if (v.log) {
+	if (v.log && v.scale == 1.0) {
+		const A ls = row_log_sum<T>(s);
+#pragma unroll
+		for (int i = 0; i < C; ++i) val[i] = (val[i] - m) - ls;
+	} else if (v.log) {
 		const double lsum = log((double)s);
 #pragma unroll
 		for (int i = 0; i < C; ++i) val[i] = Num<T>::logout(val[i], m, v.scale, lsum);
@@ -682,11 +756,11 @@ __device__ __forceinline__ void fwd_row(const T* x, T* y, const View& v, i64 row
 	row_store<T, K>(y + row * v.n, n, g, vec, val);
 }
 
-template <typename T, int K, bool MASKED>
+template <typename T, int K, bool MASKED, bool CLUSTER = false>
 __device__ __forceinline__ void fwd_rows(const T* x, T* y, const View& v, bool vec, int W) {
 	typedef typename Num<T>::acc A;
 	constexpr int C = K * PackWidth<T, 64>::value;
-	const RowGroup g(W);
+	const RowGroup g(W, CLUSTER);
 	const int n = (int)v.n; // at most 1024*C: 32-bit columns
 	for (i64 row = g.first; row - g.off < v.rows; row += g.step()) {
 		const bool valid = row < v.rows;
@@ -698,6 +772,7 @@ __device__ __forceinline__ void fwd_rows(const T* x, T* y, const View& v, bool v
 		if (MASKED && valid) row_mask<T, K>(v, row, n, g, vec, -sm_inf<A>(), val);
 		fwd_row<T, K>(x, y, v, row, valid, vec, g, val);
 	}
+	g.done();
 }
 
 // Pipelined tier 1 (the `pipe` kernels, for rows whose packs are all
@@ -819,14 +894,14 @@ __device__ __forceinline__ void pipe_fetch_row(const T* a, const T* b, const Vie
 	sm_async_commit();
 }
 
-template <typename T, int K, bool MASKED>
+template <typename T, int K, bool MASKED, bool CLUSTER = false>
 __device__ __forceinline__ void fwd_pipe(const T* x, T* y, const View& v, int W) {
 	typedef typename Num<T>::acc A;
 	constexpr int P = PackWidth<T, 64>::value, C = K * P;
 	Pack<T, P>* slots = reinterpret_cast<Pack<T, P>*>(sm_dynamic);
 	PipeMask<T> pm{reinterpret_cast<Pack<unsigned char, P>*>(slots + 2 * K * blockDim.x),
 	               MASKED && v.mask != nullptr && v.mstride == 1, {false, false}, {0, 0}};
-	const RowGroup g(W);
+	const RowGroup g(W, CLUSTER);
 	const int n = (int)v.n;
 	const i64 step = g.step();
 	pipe_fetch_row<T, K, MASKED>(x, nullptr, v, g.first, n, g, slots, nullptr, pm, 0);
@@ -841,6 +916,7 @@ __device__ __forceinline__ void fwd_pipe(const T* x, T* y, const View& v, int W)
 		fwd_row<T, K>(x, y, v, row, valid, true, g, val);
 	}
 	sm_async_wait_all();
+	g.done();
 }
 
 // row_exact_bwd is row_exact_fwd for the backward pass.
@@ -873,9 +949,10 @@ __device__ __forceinline__ void bwd_row(const T* y, const T* dy, T* dx, const Vi
 	// A thread sums its at most 16 terms in A (float32 for float32 and
 	// the halves: at most 16 roundings, 1e-6 of the sum of |terms|, inside
 	// the 1e-5 gradient tolerance), the group in float64 as Stats.s. For
-	// log-softmax, any says some y is above -Inf: from the maximum, which
-	// ignores NaN, so a row of NaN and -Inf goes to the exact path, which
-	// counts NaN. One reduction gives both.
+	// log-softmax, any's bit 0 says some y is above -Inf: from the
+	// maximum, which ignores NaN, so a row of NaN and -Inf goes to the exact
+	// path, which counts NaN; bit 1 says some y is above 64, past what
+	// log_grad takes. One reduction gives all three.
 	A part = A(0), ymax = -sm_inf<A>();
 #pragma unroll
 	for (int i = 0; i < C; ++i) {
@@ -886,26 +963,38 @@ __device__ __forceinline__ void bwd_row(const T* y, const T* dy, T* dx, const Vi
 			part += vg[i] * vy[i];
 		}
 	}
-	GradStats<A> gs{(double)part, ymax > -sm_inf<A>()};
+	GradStats<A> gs{(double)part, (ymax > -sm_inf<A>() ? 1 : 0) | (ymax > A(64) ? 2 : 0)};
 	gs = g.reduce(gs, GradOp(), GradStats<A>{0.0, 0});
-	const double c = gs.c;
-	const bool exact = valid && (!(c - c == 0.0) || (v.log && !gs.any)); // c not finite, or an all -Inf log row
+	const double c = gs.c, sc = v.scale * c;
+	const bool exact = valid && (!(c - c == 0.0) || // c not finite,
+	                             (v.log && (!(gs.any & 1) || !log_grad_fast<A>(sc, gs.any & 2)))); // or see log_grad
 	if (g.any(exact)) {
 		row_exact_bwd<T>(y, dy, dx, v, row, exact, g);
 		if (exact) return;
 	}
 	if (!valid) return;
+	// A scale of 1 (the common case) skips a multiply per softmax element.
+	const bool unit = v.scale == 1.0;
 	const A s = A(v.scale), ca = A(c);
+	if (v.log) {
+		const A k = log_grad_k<A>(sc);
 #pragma unroll
-	for (int i = 0; i < C; ++i) vg[i] = v.log ? s * (vg[i] - row_expy(vy[i]) * ca) : s * vy[i] * (vg[i] - ca);
+		for (int i = 0; i < C; ++i) vg[i] = log_grad(vy[i], s * vg[i], k);
+	} else if (unit) {
+#pragma unroll
+		for (int i = 0; i < C; ++i) vg[i] = vy[i] * (vg[i] - ca);
+	} else {
+#pragma unroll
+		for (int i = 0; i < C; ++i) vg[i] = s * vy[i] * (vg[i] - ca);
+	}
 	row_store<T, K>(dx + row * v.n, (int)v.n, g, vec, vg);
 }
 
-template <typename T, int K, bool MASKED>
+template <typename T, int K, bool MASKED, bool CLUSTER = false>
 __device__ __forceinline__ void bwd_rows(const T* y, const T* dy, T* dx, const View& v, bool vec, int W) {
 	typedef typename Num<T>::acc A;
 	constexpr int C = K * PackWidth<T, 64>::value;
-	const RowGroup g(W);
+	const RowGroup g(W, CLUSTER);
 	const int n = (int)v.n;
 	const A yfill = v.log ? -sm_inf<A>() : A(0); // a masked y: contributes nothing
 	for (i64 row = g.first; row - g.off < v.rows; row += g.step()) {
@@ -921,9 +1010,10 @@ __device__ __forceinline__ void bwd_rows(const T* y, const T* dy, T* dx, const V
 		}
 		bwd_row<T, K>(y, dy, dx, v, row, valid, vec, g, vy, vg);
 	}
+	g.done();
 }
 
-template <typename T, int K, bool MASKED>
+template <typename T, int K, bool MASKED, bool CLUSTER = false>
 __device__ __forceinline__ void bwd_pipe(const T* y, const T* dy, T* dx, const View& v, int W) {
 	typedef typename Num<T>::acc A;
 	constexpr int P = PackWidth<T, 64>::value, C = K * P;
@@ -931,7 +1021,7 @@ __device__ __forceinline__ void bwd_pipe(const T* y, const T* dy, T* dx, const V
 	Pack<T, P>* sg = sy + 2 * K * blockDim.x;
 	PipeMask<T> pm{reinterpret_cast<Pack<unsigned char, P>*>(sg + 2 * K * blockDim.x),
 	               MASKED && v.mask != nullptr && v.mstride == 1, {false, false}, {0, 0}};
-	const RowGroup g(W);
+	const RowGroup g(W, CLUSTER);
 	const int n = (int)v.n;
 	const A yfill = v.log ? -sm_inf<A>() : A(0);
 	const i64 step = g.step();
@@ -951,6 +1041,7 @@ __device__ __forceinline__ void bwd_pipe(const T* y, const T* dy, T* dx, const V
 		bwd_row<T, K>(y, dy, dx, v, row, valid, true, g, vy, vg);
 	}
 	sm_async_wait_all();
+	g.done();
 }
 
 // -------------------------------- tier 2: block per row, row in shared memory --
