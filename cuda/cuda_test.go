@@ -299,6 +299,9 @@ func check(t testing.TB, d *Device, p problem, dt Dtype, tier Tier, off int) str
 		return fmt.Sprintf("%s: forward: %d of %d wrong: %s", where, len(bad), len(got), strings.Join(bad[:min(4, len(bad))], "; "))
 	}
 
+	if tier != TierAuto && !d.eligible(&call{dt: dt, v: v, bwd: true}, tier) {
+		return "" // a tier that takes these rows forward only (cluster)
+	}
 	bwdIn := upload(t, d, encode(dt, yIn), off)
 	bufs = append(bufs, bwdIn)
 	if tier == TierAuto {
@@ -323,11 +326,12 @@ func check(t testing.TB, d *Device, p problem, dt Dtype, tier Tier, off int) str
 	return ""
 }
 
-// tiers lists TierAuto and every tier that can compute p.
+// tiers lists TierAuto and every tier that can compute p forward (check
+// runs the backward pass on those that can compute it too).
 func tiers(d *Device, p problem, dt Dtype, v *layout.View) []Tier {
 	out := []Tier{TierAuto}
-	for t := TierRows; t <= TierInner; t++ {
-		if d.eligible(&call{dt: dt, v: v}, t) && d.eligible(&call{dt: dt, v: v, bwd: true}, t) {
+	for t := TierRows; t <= TierCluster; t++ {
+		if d.eligible(&call{dt: dt, v: v}, t) {
 			out = append(out, t)
 		}
 	}
@@ -535,6 +539,47 @@ func TestGPUSplit(t *testing.T) {
 	}
 }
 
+// TestGPUCluster runs the cluster tier at and around each row length
+// where it takes another block per cluster, and at its largest, forward and
+// backward (backward as far as it reaches), with masks and causal limits;
+// and with and without its pipelined kernels.
+func TestGPUCluster(t *testing.T) {
+	d := device(t)
+	if !d.clusters {
+		t.Skip("no thread block clusters on this device")
+	}
+	rng := rand.New(rand.NewPCG(8, 8))
+	for _, dt := range []Dtype{Float32, Float16, BFloat16} {
+		for _, bwd := range []bool{false, true} {
+			var edges []int
+			last := 0
+			for n := 1; n <= 1<<19; n += 1 {
+				_, b, _, ok := gpu.ClusterShape(dt, bwd, int64(n), warpSize)
+				if !ok {
+					edges = append(edges, n-1)
+					break
+				}
+				if b != last && n > 1 {
+					edges = append(edges, n-1)
+				}
+				last = b
+			}
+			for i, edge := range edges {
+				for j, n := range []int{edge - 1, edge, edge + 1} {
+					if testing.Short() && j != 1 {
+						continue
+					}
+					for _, noPipe := range []bool{false, true} {
+						d.noPipe = noPipe
+						run(t, d, rowsProblem(rng, 3, n, (i+j)%7), dt, TierCluster)
+					}
+					d.noPipe = false
+				}
+			}
+		}
+	}
+}
+
 // TestGPUDispatch pins the dispatch rules of docs/GPU.md.
 func TestGPUDispatch(t *testing.T) {
 	d := device(t)
@@ -547,25 +592,48 @@ func TestGPUDispatch(t *testing.T) {
 	}
 	sms := d.sms
 	edge := d.kernels["softmax_fwd_cached_f32"].dynSmem / 4
+	// cluster is the cluster tier where the device has clusters, else
+	// the tier taken without.
+	cluster := func(without Tier) Tier {
+		if d.clusters {
+			return TierCluster
+		}
+		return without
+	}
 	for _, c := range []struct {
+		dt    Dtype
 		shape []int
 		axis  int
 		want  Tier
 	}{
-		{[]int{4, 5, 6}, 1, TierInner},
-		{[]int{100, 1}, -1, TierRows},
-		{[]int{100, 1025}, -1, TierRows},
-		{[]int{1000, 16384}, -1, TierRows},
-		{[]int{1000, 16385}, -1, TierBlock},
-		{[]int{1000, edge + 1}, -1, TierBlock},
-		{[]int{2*sms - 1, splitMinN}, -1, TierSplit},
-		{[]int{2 * sms, splitMinN}, -1, TierRows},
-		{[]int{4, splitMinN - 1}, -1, TierRows},
-		{[]int{4, 1 << 25}, -1, TierSplit},
+		{Float32, []int{4, 5, 6}, 1, TierInner},
+		{Float32, []int{100, 1}, -1, TierRows},
+		{Float32, []int{100, 1025}, -1, TierRows},
+		{Float32, []int{1000, 16384}, -1, TierRows},
+		{Float32, []int{1000, 16385}, -1, TierBlock}, // unmasked float32: no clusters
+		{Float32, []int{1000, edge + 1}, -1, TierBlock},
+		{Float32, []int{2*sms - 1, splitMinN}, -1, TierSplit},
+		{Float32, []int{2 * sms, splitMinN}, -1, TierRows},
+		{Float32, []int{4, splitMinN - 1}, -1, TierRows},
+		{Float32, []int{4, 1 << 25}, -1, TierSplit},
+		{Float16, []int{1000, 32768}, -1, TierRows},
+		{Float16, []int{1000, 32769}, -1, cluster(TierBlock)},      // 4 blocks of 288
+		{Float16, []int{1000, 131072}, -1, cluster(TierBlock)},     // 8 blocks of 512
+		{Float16, []int{1000, 131073}, -1, TierBlock},              // blocks of 1024: no clusters
+		{Float16, []int{sms/4 - 1, 32769}, -1, TierSplit},          // fewer blocks than SMs
+		{Float16, []int{sms/4 + 1, 32769}, -1, cluster(TierSplit)}, // a block for every SM
 	} {
-		if got := d.planTier(&call{dt: Float32, v: v(c.shape, c.axis)}); got != c.want {
-			t.Errorf("shape %v axis %d: tier %v, want %v", c.shape, c.axis, got, c.want)
+		if got := d.planTier(&call{dt: c.dt, v: v(c.shape, c.axis)}); got != c.want {
+			t.Errorf("%v shape %v axis %d: tier %v, want %v", c.dt, c.shape, c.axis, got, c.want)
 		}
+	}
+	// Masked float32 rows take clusters of blocks up to 512 threads.
+	w, err := layout.Resolve(layout.Params{Axis: -1, Scale: 1}, []int{1000, 32000}, []int{1000, 32000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.planTier(&call{dt: Float32, v: w, mask: 1}); got != cluster(TierBlock) {
+		t.Errorf("masked float32 1000x32000: tier %v, want %v", got, cluster(TierBlock))
 	}
 }
 

@@ -4,9 +4,42 @@ package cuda
 
 // #cgo LDFLAGS: -lcuda
 // #include <cuda.h>
+// #include <stdint.h>
+// #include <stdlib.h>
 //
 // static CUresult setMaxDynamicShared(CUfunction fn, int bytes) {
 // 	return cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
+// }
+//
+// // launch starts fn on the default stream; cluster > 1 launches clusters
+// // of that many blocks along x (cuLaunchKernelEx, compute capability 9.0).
+// static CUresult launch(CUfunction fn, unsigned gx, unsigned gy, unsigned bx, unsigned smem, unsigned cluster,
+//                        void **params) {
+// 	if (cluster <= 1) return cuLaunchKernel(fn, gx, gy, 1, bx, 1, 1, smem, 0, params, NULL);
+// 	CUlaunchAttribute attr;
+// 	attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+// 	attr.value.clusterDim.x = cluster;
+// 	attr.value.clusterDim.y = 1;
+// 	attr.value.clusterDim.z = 1;
+// 	CUlaunchConfig cfg = {gx, gy, 1, bx, 1, 1, smem, 0, &attr, 1};
+// 	return cuLaunchKernelEx(&cfg, fn, params, NULL);
+// }
+//
+// static const char *errName(CUresult r) {
+// 	const char *s = NULL;
+// 	if (cuGetErrorName(r, &s) != CUDA_SUCCESS || s == NULL) return "unknown CUresult";
+// 	return s;
+// }
+//
+// // maxClusters is how many clusters of fn can run at once.
+// static CUresult maxClusters(int *n, CUfunction fn, unsigned bx, unsigned smem, unsigned cluster) {
+// 	CUlaunchAttribute attr;
+// 	attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+// 	attr.value.clusterDim.x = cluster;
+// 	attr.value.clusterDim.y = 1;
+// 	attr.value.clusterDim.z = 1;
+// 	CUlaunchConfig cfg = {cluster, 1, 1, bx, 1, 1, smem, 0, &attr, 1};
+// 	return cuOccupancyMaxActiveClusters(n, fn, &cfg);
 // }
 import "C"
 
@@ -43,7 +76,16 @@ type Device struct {
 	l2        int  // L2 cache, bytes
 	work      cu.DevicePtr
 	workBytes int64
+	clusters  bool // thread block clusters: compute capability 9.0 or later
+	// The kernel parameters of a launch, in C memory allocated once (Go
+	// memory may not hold the pointers the driver reads, and a C
+	// allocation per launch cost time): params[i] points at slots[i].
+	slots  *C.uint64_t
+	params *unsafe.Pointer
 }
+
+// maxSlots is the most 8-byte kernel parameters a launch passes.
+const maxSlots = 40
 
 // kernel is one loaded entry point and what launching it needs.
 type kernel struct {
@@ -52,6 +94,7 @@ type kernel struct {
 	maxThreads int            // per block, from the function's registers
 	dynSmem    int            // largest dynamic shared memory a launch may ask for
 	occ        map[[2]int]int // blocks per SM by (threads, dynamic shared memory)
+	clusterOcc map[[3]int]int // clusters at once by (threads, dynamic shared memory, blocks per cluster)
 }
 
 var (
@@ -59,6 +102,8 @@ var (
 	openDev   *Device
 	openErr   error
 	attrOptin = cu.DeviceAttribute(C.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+	// attrClusterLaunch is CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH.
+	attrClusterLaunch = cu.DeviceAttribute(C.CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH)
 )
 
 // Default returns device 0, starting it on first use: its thread, its
@@ -118,6 +163,27 @@ func (d *Device) init(ordinal int) error {
 		if *a.dst, err = d.dev.Attribute(a.attr); err != nil {
 			return fmt.Errorf("cuda: reading the %s: %w", a.name, err)
 		}
+	}
+	major, err := d.dev.Attribute(cu.ComputeCapabilityMajor)
+	if err != nil {
+		return fmt.Errorf("cuda: reading the compute capability: %w", err)
+	}
+	if major >= 9 {
+		cl, err := d.dev.Attribute(attrClusterLaunch)
+		if err != nil {
+			return fmt.Errorf("cuda: reading cluster launch support: %w", err)
+		}
+		d.clusters = cl != 0
+	}
+	d.slots = (*C.uint64_t)(C.malloc(C.size_t(8 * maxSlots)))
+	d.params = (*unsafe.Pointer)(C.malloc(C.size_t(unsafe.Sizeof(unsafe.Pointer(nil)) * maxSlots)))
+	if d.slots == nil || d.params == nil {
+		return fmt.Errorf("cuda: allocating %d kernel parameter slots", maxSlots)
+	}
+	slots := unsafe.Slice(d.slots, maxSlots)
+	params := unsafe.Slice(d.params, maxSlots)
+	for i := range params {
+		params[i] = unsafe.Pointer(&slots[i])
 	}
 	if d.mod, err = cu.LoadData(cukernels.Fatbin); err != nil {
 		return fmt.Errorf("cuda: loading the kernel fatbin (%d bytes): %w", len(cukernels.Fatbin), err)
@@ -229,4 +295,42 @@ func Download[T any](d *Device, dst []T, src cu.DevicePtr) error {
 		}
 		return nil
 	})
+}
+
+// cfn is k's function as the driver API's handle.
+func (k *kernel) cfn() C.CUfunction { return *(*C.CUfunction)(unsafe.Pointer(&k.fn)) }
+
+// launch starts k over grid blocks of threads with smem bytes of dynamic
+// shared memory and the parameters slots (each one 8-byte value), in
+// clusters of cluster blocks when cluster > 1; it runs inside do, which
+// guards the parameter memory.
+func (d *Device) launch(k *kernel, grid [2]int, threads, smem, cluster int, slots []uint64) error {
+	if len(slots) > maxSlots {
+		return fmt.Errorf("cuda: %d kernel parameters, at most %d", len(slots), maxSlots)
+	}
+	copy(unsafe.Slice((*uint64)(unsafe.Pointer(d.slots)), maxSlots), slots)
+	r := C.launch(k.cfn(), C.uint(grid[0]), C.uint(grid[1]), C.uint(threads), C.uint(smem), C.uint(cluster), d.params)
+	if r != C.CUDA_SUCCESS {
+		return fmt.Errorf("%s (CUresult %d)", C.GoString(C.errName(r)), int(r))
+	}
+	return nil
+}
+
+// maxClusters is how many clusters of k (cluster blocks of threads, smem
+// bytes of dynamic shared memory each) fit the device at once; 0 when none
+// or the driver will not say. It runs inside do, which guards the cache.
+func (d *Device) maxClusters(k *kernel, threads, smem, cluster int) int {
+	key := [3]int{threads, smem, cluster}
+	if n, ok := k.clusterOcc[key]; ok {
+		return n
+	}
+	var n C.int
+	if C.maxClusters(&n, k.cfn(), C.uint(threads), C.uint(smem), C.uint(cluster)) != C.CUDA_SUCCESS {
+		n = 0
+	}
+	if k.clusterOcc == nil {
+		k.clusterOcc = map[[3]int]int{}
+	}
+	k.clusterOcc[key] = int(n)
+	return int(n)
 }

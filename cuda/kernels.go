@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"unsafe"
 
 	"gorgonia.org/cu"
 
@@ -19,16 +18,17 @@ import (
 type Tier int
 
 const (
-	TierAuto   Tier = iota // let planTier choose
-	TierRows               // 1: a row in the registers of a group of threads
-	TierCached             // 2: block per row, row in shared memory
-	TierBlock              // 3: block per row, online max/sum, two reads
-	TierSplit              // 4: split rows across blocks
-	TierInner              // 5: non-last axis, one thread per (outer, inner)
+	TierAuto    Tier = iota // let planTier choose
+	TierRows                // 1: a row in the registers of a group of threads
+	TierCached              // 2: block per row, row in shared memory
+	TierBlock               // 3: block per row, online max/sum, two reads
+	TierSplit               // 4: split rows across blocks
+	TierInner               // 5: non-last axis, one thread per (outer, inner)
+	TierCluster             // 1c: tier 1 over a thread block cluster (sm_90)
 )
 
 func (t Tier) String() string {
-	return [...]string{"auto", "rows", "cached", "block", "split", "inner"}[t]
+	return [...]string{"auto", "rows", "cached", "block", "split", "inner", "cluster"}[t]
 }
 
 const (
@@ -55,7 +55,7 @@ func kernelNames() []string {
 			}
 		}
 	}
-	return names
+	return append(names, gpu.ClusterKernels()...)
 }
 
 // call is one forward or backward problem on device buffers.
@@ -76,7 +76,8 @@ type plan struct {
 	threads int
 	smem    int
 	vec     bool
-	group   int   // rows tier: threads per row
+	group   int   // rows and cluster tiers: threads per row
+	cluster int   // cluster tier: blocks per cluster
 	chunk   int64 // split tier: columns per block
 	splits  int64
 	work    int64 // split tier: workspace bytes
@@ -104,16 +105,25 @@ func aligned(bufs []cu.DevicePtr, n int) bool {
 // planTier is the dispatch rule: which tier computes c, unless the caller
 // forces one.
 //
-//	inner > 1                                     -> inner
-//	rows < 2*SMs and n >= 16384 (and rows<=65535) -> split
-//	row fits 1024 threads' registers (gpu.RowsShape) -> rows
-//	otherwise                                     -> block
+//	inner > 1                                         -> inner
+//	row fits 1024 threads' registers (gpu.RowsShape)     -> rows
+//	the cluster tier pays (clusterPays)                  -> cluster
+//	rows < 2*SMs and n >= 16384 (and rows<=65535)     -> split
+//	otherwise                                         -> block
+//
+// (A row that fits tier 1 is never split: at most 16384 columns, and the
+// split tier takes 16384 only with fewer rows than 2*SMs, where tier 1
+// was measured as fast.)
 func (d *Device) planTier(c *call) Tier {
 	v := c.v
 	n, rows := int64(v.N), int64(v.Outer)
 	switch {
 	case v.Inner > 1:
 		return TierInner
+	case d.eligible(c, TierRows) && !(rows < splitRowsPer*int64(d.sms) && n >= splitMinN):
+		return TierRows
+	case d.clusterPays(c):
+		return TierCluster
 	case rows < splitRowsPer*int64(d.sms) && n >= splitMinN && rows <= maxGridY:
 		return TierSplit
 	case d.eligible(c, TierRows):
@@ -143,8 +153,30 @@ func (d *Device) eligible(c *call, t Tier) bool {
 		return v.Inner == 1 && v.Outer <= maxGridY
 	case TierInner:
 		return true
+	case TierCluster:
+		_, _, _, ok := gpu.ClusterShape(c.dt, c.bwd, int64(v.N), warpSize)
+		return d.clusters && v.Inner == 1 && ok
 	}
 	return false
+}
+
+// clusterPays says whether dispatch takes the cluster tier for c, a row
+// too long for tier 1: the device has clusters, the row fits blocks of at
+// most 512 threads (two blocks share an SM, so one computes while the
+// other waits at a cluster barrier), the rows give every SM a block, and
+// the dtype is a half type or the row is masked. Measured on the H200
+// (docs/PERFORMANCE.md, GPU entry 5), against the block and split tiers:
+// 20-30% faster for those (half backward 1024x32000, half forward and
+// masked 256x128256, masked float32 1024x32000); 5-10% slower for
+// unmasked float32 rows, and no faster with 1024-thread blocks.
+// SOFTMAX_CLUSTER=0 turns it off.
+func (d *Device) clusterPays(c *call) bool {
+	if !gpu.ClusterOn() || !d.eligible(c, TierCluster) {
+		return false
+	}
+	_, blocks, threads, _ := gpu.ClusterShape(c.dt, c.bwd, int64(c.v.N), warpSize)
+	half := c.dt == Float16 || c.dt == BFloat16
+	return threads <= 512 && int64(c.v.Outer)*int64(blocks) >= int64(d.sms) && (half || c.mask != 0 || c.v.Causal)
 }
 
 func (d *Device) cachedBytes(c *call) int64 {
@@ -201,6 +233,26 @@ func (d *Device) makePlan(c *call) (plan, error) {
 				p.grid[0] = int(min(want, int64(per*d.sms)))
 			}
 		}
+	case TierCluster:
+		masked := c.mask != 0 || v.Causal
+		k, blocks, threads, _ := gpu.ClusterShape(c.dt, c.bwd, n, warpSize)
+		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
+		pipe := p.vec && !d.noPipe && gpu.ClusterPipeOn(masked)
+		p.names = []string{gpu.ClusterKernel(c.dt, c.bwd, masked, pipe)}
+		p.threads, p.cluster, p.group = threads, blocks, blocks*threads
+		if pipe {
+			p.smem = gpu.PipeSmem(c.dt, c.bwd, false, k, threads)
+		}
+		// Clusters walk the rows: as many as fit the device at once.
+		kn := d.kernels[p.names[0]]
+		if kn == nil {
+			return plan{}, fmt.Errorf("cuda: no kernel %s in the loaded module", p.names[0])
+		}
+		most := d.maxClusters(kn, threads, p.smem, blocks)
+		if most <= 0 {
+			return plan{}, fmt.Errorf("cuda: %s: no cluster of %d blocks of %d threads (%d bytes shared) fits the device", kn.name, blocks, threads, p.smem)
+		}
+		p.grid[0] = int(min(rows, int64(most))) * blocks
 	case TierCached:
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
 		p.names = []string{d.kernel(c, "cached").name}
@@ -243,7 +295,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		if k == nil {
 			return plan{}, fmt.Errorf("cuda: no kernel %s in the loaded module", name)
 		}
-		if p.threads > k.maxThreads && p.tier == TierRows && p.group > warpSize {
+		if p.threads > k.maxThreads && (p.tier == TierRows && p.group > warpSize || p.tier == TierCluster) {
 			// The group is the block: it cannot shrink.
 			return plan{}, fmt.Errorf("cuda: %s runs at most %d threads per block; rows of %d columns need %d", name, k.maxThreads, n, p.threads)
 		}
@@ -324,14 +376,9 @@ func (d *Device) run(c *call) error {
 		}
 	}
 	slots = append(slots, uint64(work), b(p.vec), i(p.group), uint64(p.chunk), uint64(p.splits))
-	params := make([]unsafe.Pointer, len(slots))
-	for j := range slots {
-		params[j] = unsafe.Pointer(&slots[j])
-	}
 	for _, name := range p.names {
-		k := d.kernels[name]
-		if err := k.fn.Launch(p.grid[0], p.grid[1], 1, p.threads, 1, 1, p.smem, cu.NoStream, params); err != nil {
-			return fmt.Errorf("cuda: launching %s (grid %v, %d threads, %d bytes shared): %w", name, p.grid, p.threads, p.smem, err)
+		if err := d.launch(d.kernels[name], p.grid, p.threads, p.smem, p.cluster, slots); err != nil {
+			return fmt.Errorf("cuda: launching %s (grid %v, %d threads, %d bytes shared, clusters of %d): %w", name, p.grid, p.threads, p.smem, max(p.cluster, 1), err)
 		}
 	}
 	if err := d.syncRun(); err != nil {

@@ -155,3 +155,91 @@ func pow2(n int64) int64 {
 	}
 	return 1 << bits.Len64(uint64(n-1))
 }
+
+// The cluster tier is tier 1 over a thread block cluster (sm_90 and
+// later): a row's group is every thread of a cluster of up to
+// ClusterMaxBlocks blocks, lanes numbered by block rank, and the blocks
+// exchange their partial reductions through distributed shared memory. It
+// holds rows up to 8 times longer than one block does, read once.
+
+// ClusterMaxBlocks is the largest cluster launched: 8, the portable limit.
+const ClusterMaxBlocks = 8
+
+// clusterK is the packs per thread of the cluster kernels (0: none for
+// t): forward 4 and backward 2, the most tier 1 holds without spilling.
+func clusterK(t Dtype, bwd bool) int {
+	switch {
+	case t != Float32 && t != Float16 && t != BFloat16:
+		return 0
+	case bwd:
+		return 2
+	}
+	return 4
+}
+
+// ClusterShape is the cluster tier's layout for rows of n columns: k packs
+// per thread, blocks per cluster and threads per block (whole warps). It
+// takes the fewest blocks that keep each at most ClusterThreads threads
+// (two blocks of 512 share an SM, and one waits at a cluster barrier while
+// the other works), else the fewest that hold the row at all. ok is false
+// when no cluster holds the row, or t has no cluster kernels.
+func ClusterShape(t Dtype, bwd bool, n int64, warp int) (k, blocks, threads int, ok bool) {
+	k = clusterK(t, bwd)
+	if n <= 0 || k == 0 {
+		return 0, 0, 0, false
+	}
+	packs := (n + int64(16/t.Size()) - 1) / int64(16/t.Size())
+	for _, most := range []int64{int64(clusterThreads), RowsMaxThreads} {
+		for blocks = 2; blocks <= ClusterMaxBlocks; blocks *= 2 {
+			per := (packs + int64(k*blocks) - 1) / int64(k*blocks)
+			if th := (per + int64(warp) - 1) / int64(warp) * int64(warp); th <= most {
+				return k, blocks, int(th), true
+			}
+		}
+	}
+	return 0, 0, 0, false
+}
+
+// clusterThreads is the block size ClusterShape prefers not to pass:
+// SOFTMAX_CLUSTER_THREADS (a multiple of 32 up to 1024; a tuning knob for
+// benchmarks, read once at start), else 512.
+var clusterThreads = func() int {
+	if n, err := strconv.Atoi(os.Getenv("SOFTMAX_CLUSTER_THREADS")); err == nil && n >= 32 && n <= RowsMaxThreads && n%32 == 0 {
+		return n
+	}
+	return 512
+}()
+
+// ClusterOn says whether dispatch may take the cluster tier:
+// SOFTMAX_CLUSTER=0 turns it off (a tuning knob for benchmarks, read once
+// at start).
+func ClusterOn() bool { return clusterSetting != "0" }
+
+var clusterSetting = os.Getenv("SOFTMAX_CLUSTER")
+
+// ClusterKernel names the cluster tier's kernel: pipe for the form that
+// copies each block's share of the next row ahead (unmasked rows only).
+func ClusterKernel(t Dtype, bwd bool, masked, pipe bool) string {
+	tier := "clus"
+	if pipe {
+		tier = "cpipe"
+	}
+	return tierKernel(tier, t, bwd, clusterK(t, bwd), masked)
+}
+
+// ClusterKernels lists every cluster kernel (cukernels/softmax.cu
+// instantiates the same).
+func ClusterKernels() []string {
+	var names []string
+	for _, t := range []Dtype{Float32, Float16, BFloat16} {
+		for _, bwd := range []bool{false, true} {
+			names = append(names, ClusterKernel(t, bwd, false, false), ClusterKernel(t, bwd, true, false),
+				ClusterKernel(t, bwd, false, true))
+		}
+	}
+	return names
+}
+
+// ClusterPipeOn says whether the cluster tier takes its pipelined kernels:
+// for unmasked rows, unless SOFTMAX_PIPE=0.
+func ClusterPipeOn(masked bool) bool { return !masked && pipeSetting != "0" }

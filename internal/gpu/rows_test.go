@@ -63,3 +63,50 @@ func TestRowsOverride(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterShape: the cluster covers the row with the fewest blocks,
+// whole warps per block, and gives up past 8 blocks of 1024 threads.
+func TestClusterShape(t *testing.T) {
+	for _, c := range []struct {
+		dt                 Dtype
+		bwd                bool
+		n                  int64
+		k, blocks, threads int
+		ok                 bool
+	}{
+		{Float32, false, 32000, 4, 4, 512, true},   // 8000 packs: 500 threads each, rounded to warps
+		{Float32, false, 128256, 4, 8, 1024, true}, // 32064 packs
+		{Float32, false, 131072, 4, 8, 1024, true}, // the most
+		{Float32, false, 131073, 0, 0, 0, false},
+		{Float16, false, 128256, 4, 8, 512, true}, // 16032 packs
+		{BFloat16, true, 128256, 2, 8, 1024, true},
+		{Float32, true, 128256, 0, 0, 0, false}, // 32064 packs need 16 blocks
+		{Float32, false, 1, 4, 2, 32, true},
+		{Float64, false, 1000, 0, 0, 0, false},
+	} {
+		k, b, th, ok := ClusterShape(c.dt, c.bwd, c.n, 32)
+		if k != c.k || b != c.blocks || th != c.threads || ok != c.ok {
+			t.Errorf("%v bwd=%v n=%d: (%d, %d, %d, %v); want (%d, %d, %d, %v)", c.dt, c.bwd, c.n, k, b, th, ok, c.k, c.blocks, c.threads, c.ok)
+		}
+	}
+	for n := int64(1); n <= 300000; n += 997 {
+		for dt := Float32; dt <= BFloat16; dt++ {
+			for _, bwd := range []bool{false, true} {
+				k, b, th, ok := ClusterShape(dt, bwd, n, 32)
+				if !ok {
+					continue
+				}
+				p := int64(16 / dt.Size())
+				if int64(k*b*th)*p < n || th%32 != 0 || th > RowsMaxThreads || b > ClusterMaxBlocks {
+					t.Fatalf("%v bwd=%v n=%d: k %d blocks %d threads %d", dt, bwd, n, k, b, th)
+				}
+			}
+		}
+	}
+	if got := ClusterKernel(Float16, true, true, false); got != "softmax_bwd_clus2m_f16" {
+		t.Errorf("ClusterKernel = %s", got)
+	}
+	if got := len(ClusterKernels()); got != 18 {
+		t.Errorf("%d cluster kernels; want 18", got)
+	}
+}
