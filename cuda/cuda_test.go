@@ -628,7 +628,7 @@ func TestGPUDispatch(t *testing.T) {
 		}
 	}
 	// Masked float32 rows take clusters of blocks up to 512 threads.
-	w, err := layout.Resolve(layout.Params{Axis: -1, Scale: 1}, []int{1000, 32000}, []int{1000, 32000})
+	w, err := layout.Resolve(layout.Params{Axis: -1, Masked: true, Scale: 1}, []int{1000, 32000}, []int{1000, 32000})
 	if err != nil {
 		t.Fatal(err)
 	}
