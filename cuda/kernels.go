@@ -282,7 +282,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		p.grid = [2]int{int(p.splits), int(rows)}
 		part := int64(32) // sizeof(Part)
 		if c.bwd {
-			part = 16 // sizeof(GradPart)
+			part = 8 // sizeof(GradPart)
 		}
 		p.work = rows * p.splits * part
 	case TierInner:

@@ -386,11 +386,18 @@ __device__ __forceinline__ void chunk_write(const T* xr, T* yr, const View& v, i
 	else write_chunk<T, 1>(xr, yr, v, long_keep<1>(v, mrow, kept, lo, hi), lo, hi, f);
 }
 
+// The statistics of a backward chunk (GradMode): softmax's sum of y*dy;
+// log-softmax's sum of dy and whether some kept y is not -Inf; or
+// log-softmax's sum alone, reading no y (the split tier, whose apply
+// kernel looks at y instead: chunk_grad_write).
+enum GradMode { GRAD_SOFTMAX, GRAD_LOG, GRAD_LOG_SUM };
+
 // grad_step adds a step to g: its terms (y*dy, log: dy) summed in the
 // compute type, at most 32 of them (2e-6 of the sum of their magnitudes,
 // inside the 1e-5 gradient tolerance, as in tier 1), then into g.c in
-// float64; for log-softmax, whether some kept y is not -Inf.
-template <typename T, int P, int U, bool LOG, bool ALL>
+// float64; for GRAD_LOG, whether some kept y is not -Inf. b (dy) says
+// which columns are kept.
+template <typename T, int P, int U, int MODE, bool ALL>
 __device__ __forceinline__ void grad_step(const LongPacks<T, P, U, ALL>& a, const LongPacks<T, P, U, ALL>& b,
                                           GradStats<typename Num<T>::acc>& g) {
 	typedef typename Num<T>::acc A;
@@ -400,50 +407,53 @@ __device__ __forceinline__ void grad_step(const LongPacks<T, P, U, ALL>& a, cons
 	for (int u = 0; u < U; ++u)
 #pragma unroll
 		for (int j = 0; j < P; ++j) {
-			const bool k = a.kept(u, j);
-			if (LOG) {
-				c += k ? b.at(u, j) : A(0);
-				any |= k && a.at(u, j) != -sm_inf<A>(); // NaN counts
-			} else {
+			const bool k = b.kept(u, j);
+			if (MODE == GRAD_SOFTMAX) {
 				c += k ? b.at(u, j) * a.at(u, j) : A(0);
+			} else {
+				c += k ? b.at(u, j) : A(0);
+				if (MODE == GRAD_LOG) any |= k && a.at(u, j) != -sm_inf<A>(); // NaN counts
 			}
 		}
 	g.c += (double)c;
 	g.any |= any;
 }
 
-template <typename T, int P, bool LOG>
+template <typename T, int P, int MODE>
 __device__ __forceinline__ void grad_packs(const T* y, const T* dy, const LongKeep& ck, i64 plo, i64 phi,
                                            GradStats<typename Num<T>::acc>& g) {
 	constexpr int U = LongUnroll<T>::bwd, UG = LongUnroll<T>::bwd_masked;
 	LongWalk<U> w(plo, phi);
 	for (; w.full(ck.pfull); w.next()) {
 		LongPacks<T, P, U, true> a, b;
-		a.load(y, w);
+		if (MODE != GRAD_LOG_SUM) a.load(y, w);
 		b.load(dy, w);
-		grad_step<T, P, U, LOG>(a, b, g);
+		grad_step<T, P, U, MODE>(a, b, g);
 	}
 	for (LongWalk<UG> wg(w.bk, phi); wg.bk < ck.pkept; wg.next()) {
 		LongPacks<T, P, UG, false> a, b;
-		a.load(y, wg);
+		if (MODE != GRAD_LOG_SUM) a.load(y, wg);
 		b.load(dy, wg);
-		a.keep(ck, wg);
-		grad_step<T, P, UG, LOG>(a, b, g);
+		b.keep(ck, wg);
+		grad_step<T, P, UG, MODE>(a, b, g);
 	}
 }
 
-template <typename T>
+// chunk_grad folds columns [lo, hi) of a row into g; LOG_ANY: for
+// log-softmax, also whether some kept y is not -Inf (else y is not read).
+template <typename T, bool LOG_ANY = true>
 __device__ __forceinline__ void chunk_grad(const T* y, const T* dy, const View& v, i64 mrow, i64 kept, i64 lo,
                                            i64 hi, bool vec, GradStats<typename Num<T>::acc>& g) {
 	constexpr int P = PackWidth<T, 16>::value;
+	constexpr int LOG = LOG_ANY ? GRAD_LOG : GRAD_LOG_SUM;
 	if (vec) {
 		const LongKeep ck = long_keep<P>(v, mrow, kept, lo, hi);
-		if (v.log) grad_packs<T, P, true>(y, dy, ck, lo / P, hi / P, g);
-		else grad_packs<T, P, false>(y, dy, ck, lo / P, hi / P, g);
+		if (v.log) grad_packs<T, P, LOG>(y, dy, ck, lo / P, hi / P, g);
+		else grad_packs<T, P, GRAD_SOFTMAX>(y, dy, ck, lo / P, hi / P, g);
 	} else {
 		const LongKeep ck = long_keep<1>(v, mrow, kept, lo, hi);
-		if (v.log) grad_packs<T, 1, true>(y, dy, ck, lo, hi, g);
-		else grad_packs<T, 1, false>(y, dy, ck, lo, hi, g);
+		if (v.log) grad_packs<T, 1, LOG>(y, dy, ck, lo, hi, g);
+		else grad_packs<T, 1, GRAD_SOFTMAX>(y, dy, ck, lo, hi, g);
 	}
 }
 
@@ -474,11 +484,13 @@ template <> struct LongLogGrad<double> {
 
 // grad_write_step writes dx for a step's packs below the chunk's end
 // (grad_out's arithmetic, log-softmax's through LongLogGrad; s = scale, c
-// = the row's sum, both in the compute type).
-template <typename T, int P, int U, bool LOG, bool ALL>
+// = the row's sum, both in the compute type); TRACK: also folds the kept
+// y into ymax.
+template <typename T, int P, int U, bool LOG, bool TRACK, bool ALL>
 __device__ __forceinline__ void grad_write_step(const LongPacks<T, P, U, ALL>& a, const LongPacks<T, P, U, ALL>& b,
                                                 T* dx, const LongWalk<U>& w, typename Num<T>::acc s,
-                                                typename Num<T>::acc c, const LongLogGrad<typename Num<T>::acc>& lg) {
+                                                typename Num<T>::acc c, const LongLogGrad<typename Num<T>::acc>& lg,
+                                                typename Num<T>::acc& ymax) {
 	typedef typename Num<T>::acc A;
 	Pack<T, P>* q = reinterpret_cast<Pack<T, P>*>(dx) + w.bk;
 	const int left = ALL ? 0 : w.left();
@@ -490,25 +502,30 @@ __device__ __forceinline__ void grad_write_step(const LongPacks<T, P, U, ALL>& a
 		for (int j = 0; j < P; ++j) {
 			const A yv = a.at(u, j), dv = b.at(u, j);
 			const A d = LOG ? lg.at(yv, s * dv) : s * yv * (dv - c);
+			if (TRACK) ymax = long_max(a.x(u, j), ymax);
 			o.v[j] = Num<T>::out(a.kept(u, j) ? d : A(0));
 		}
 		q[w.off(u)] = o;
 	}
 }
 
-template <typename T, int P, bool LOG>
-__device__ __forceinline__ void grad_write_packs(const T* y, const T* dy, T* dx, const View& v, const LongKeep& ck,
-                                                 i64 plo, i64 phi, const GradStats<typename Num<T>::acc>& g) {
+// grad_write_packs writes packs [plo, phi) of dx; TRACK: and returns the
+// largest kept y (NaN skipped; -Inf when none).
+template <typename T, int P, bool LOG, bool TRACK>
+__device__ __forceinline__ typename Num<T>::acc grad_write_packs(const T* y, const T* dy, T* dx, const View& v,
+                                                                 const LongKeep& ck, i64 plo, i64 phi,
+                                                                 const GradStats<typename Num<T>::acc>& g) {
 	typedef typename Num<T>::acc A;
 	constexpr int U = LongUnroll<T>::bwd, UG = LongUnroll<T>::bwd_masked;
 	const A s = A(v.scale), c = A(g.c);
 	const LongLogGrad<A> lg(v.scale * g.c);
+	A ymax = -sm_inf<A>();
 	LongWalk<U> w(plo, phi);
 	for (; w.full(ck.pfull); w.next()) {
 		LongPacks<T, P, U, true> a, b;
 		a.load(y, w);
 		b.load(dy, w);
-		grad_write_step<T, P, U, LOG>(a, b, dx, w, s, c, lg);
+		grad_write_step<T, P, U, LOG, TRACK>(a, b, dx, w, s, c, lg, ymax);
 	}
 	LongWalk<UG> wg(w.bk, phi);
 	for (; wg.bk < ck.pkept; wg.next()) {
@@ -516,28 +533,55 @@ __device__ __forceinline__ void grad_write_packs(const T* y, const T* dy, T* dx,
 		a.load(y, wg);
 		b.load(dy, wg);
 		a.keep(ck, wg);
-		grad_write_step<T, P, UG, LOG>(a, b, dx, wg, s, c, lg);
+		grad_write_step<T, P, UG, LOG, TRACK>(a, b, dx, wg, s, c, lg, ymax);
 	}
 	long_fill<T, P>(dx, wg.bk, phi, long_pack_of<T, P>(A(0))); // masked by the causal limit
+	return ymax;
 }
 
+// log_any says whether a log-softmax row keeps some y other than -Inf (NaN
+// counts), looking at all of it. Every thread of the block calls it.
 template <typename T>
+__device__ __forceinline__ bool log_any(const T* yr, const View& v, i64 mrow, i64 kept) {
+	typedef typename Num<T>::acc A;
+	int any = 0;
+	for (i64 k = threadIdx.x; k < kept; k += blockDim.x)
+		any |= v.keeps(mrow, kept, k) && Num<T>::in(yr[k]) != -sm_inf<A>();
+	return block_reduce(any, MaxV(), 0) != 0;
+}
+
+// chunk_grad_write writes columns [lo, hi) of a row's dx. A log-softmax
+// row whose kept y are all -Inf has dx = 0 (the formula would give s*dy).
+// With g.any known (LOG_ANY, from chunk_grad) such rows are filled with 0
+// at once. Without it (the split tier, whose statistics read no y) the
+// write pass takes the formula and the largest kept y it saw; a chunk that
+// saw none above -Inf (rare: a row emptied by its mask, or a chunk with
+// nothing kept) looks at its whole row (log_any) and, if the row has none
+// either, writes 0 over itself.
+template <typename T, bool LOG_ANY = true>
 __device__ __forceinline__ void chunk_grad_write(const T* y, const T* dy, T* dx, const View& v, i64 mrow, i64 kept,
                                                  i64 lo, i64 hi, bool vec, const GradStats<typename Num<T>::acc>& g) {
 	constexpr int P = PackWidth<T, 16>::value;
+	constexpr bool TRACK = !LOG_ANY;
 	typedef typename Num<T>::acc A;
+	A ymax = A(0);
 	if (vec) {
 		const LongKeep ck = long_keep<P>(v, mrow, kept, lo, hi);
-		if (v.log && !g.any) // every kept y -Inf: dx is 0
+		if (v.log && LOG_ANY && !g.any) // every kept y -Inf: dx is 0
 			long_fill<T, P>(dx, lo / P, hi / P, long_pack_of<T, P>(A(0)));
-		else if (v.log) grad_write_packs<T, P, true>(y, dy, dx, v, ck, lo / P, hi / P, g);
-		else grad_write_packs<T, P, false>(y, dy, dx, v, ck, lo / P, hi / P, g);
+		else if (v.log) ymax = grad_write_packs<T, P, true, TRACK>(y, dy, dx, v, ck, lo / P, hi / P, g);
+		else grad_write_packs<T, P, false, false>(y, dy, dx, v, ck, lo / P, hi / P, g);
 	} else {
 		const LongKeep ck = long_keep<1>(v, mrow, kept, lo, hi);
-		if (v.log && !g.any) long_fill<T, 1>(dx, lo, hi, long_pack_of<T, 1>(A(0)));
-		else if (v.log) grad_write_packs<T, 1, true>(y, dy, dx, v, ck, lo, hi, g);
-		else grad_write_packs<T, 1, false>(y, dy, dx, v, ck, lo, hi, g);
+		if (v.log && LOG_ANY && !g.any) long_fill<T, 1>(dx, lo, hi, long_pack_of<T, 1>(A(0)));
+		else if (v.log) ymax = grad_write_packs<T, 1, true, TRACK>(y, dy, dx, v, ck, lo, hi, g);
+		else grad_write_packs<T, 1, false, false>(y, dy, dx, v, ck, lo, hi, g);
 	}
+	if (LOG_ANY || !v.log || lo >= kept) return; // past the causal limit nothing is kept
+	if (block_reduce(ymax, MaxV(), -sm_inf<A>()) > -sm_inf<A>() || log_any(y, v, mrow, kept)) return;
+	__syncthreads(); // every thread's writes above come before the zeros
+	if (vec) long_fill<T, P>(dx, lo / P, hi / P, long_pack_of<T, P>(A(0)));
+	else long_fill<T, 1>(dx, lo, hi, long_pack_of<T, 1>(A(0)));
 }
 
 // ---------------------------- tier 3: block per row, online, two reads --
@@ -626,9 +670,9 @@ __device__ __forceinline__ void bwd_split_stats(const T* y, const T* dy, const V
 	const i64 lo = b * chunk, hi = lo + chunk < v.n ? lo + chunk : v.n;
 	const i64 kept = v.kept(row), mrow = v.mask ? v.mask_row(row) : 0;
 	GradStats<A> g{A(0), 0};
-	chunk_grad<T>(y + row * v.n, dy + row * v.n, v, mrow, kept, lo, hi, vec, g);
+	chunk_grad<T, false>(y + row * v.n, dy + row * v.n, v, mrow, kept, lo, hi, vec, g);
 	g = block_reduce(g, GradOp(), GradStats<A>{A(0), 0});
-	if (threadIdx.x == 0) work[row * splits + b] = GradPart{g.c, g.any};
+	if (threadIdx.x == 0) work[row * splits + b] = GradPart{g.c};
 }
 
 template <typename T>
@@ -642,10 +686,9 @@ __device__ __forceinline__ void bwd_split_apply(const T* y, const T* dy, T* dx, 
 	for (i64 j = threadIdx.x; j < splits; j += blockDim.x) {
 		const GradPart p = work[row * splits + j];
 		g.c += p.c;
-		g.any |= (int)p.any;
 	}
 	g = block_reduce(g, GradOp(), GradStats<A>{A(0), 0});
 	const i64 base = row * v.n;
-	chunk_grad_write<T>(y + base, dy + base, dx + base, v, mrow, kept, lo, hi, vec, g);
+	chunk_grad_write<T, false>(y + base, dy + base, dx + base, v, mrow, kept, lo, hi, vec, g);
 }
 

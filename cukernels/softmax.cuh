@@ -496,9 +496,10 @@ struct Part {
 	double m, s;
 	i64 nan, infs;
 };
+// GradPart is the backward's: the chunk's sum (log-softmax's any is taken
+// by the apply kernel: chunk_grad_write).
 struct GradPart {
 	double c;
-	i64 any;
 };
 
 extern __shared__ __align__(16) unsigned char sm_dynamic[];
