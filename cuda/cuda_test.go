@@ -462,6 +462,25 @@ func TestGPUTierBoundaries(t *testing.T) {
 	}
 }
 
+// shapeEdges lists the row lengths up to limit after which shape's value
+// (packs per thread, blocks per cluster) changes, ending with the longest
+// row shape takes (ok false past it).
+func shapeEdges(limit int, shape func(n int) (value int, ok bool)) []int {
+	var edges []int
+	last := 0
+	for n := 1; n <= limit; n++ {
+		v, ok := shape(n)
+		if !ok {
+			return append(edges, n-1)
+		}
+		if v != last && n > 1 {
+			edges = append(edges, n-1)
+		}
+		last = v
+	}
+	return edges
+}
+
 // TestGPURowsBoundaries runs rows one shorter than, as long as, and one
 // longer than each row length at which tier 1 changes its packs per thread
 // (and, at the largest, hands over to the next tier), forward and
@@ -471,19 +490,10 @@ func TestGPURowsBoundaries(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
 	for _, dt := range dtypes {
 		for _, bwd := range []bool{false, true} {
-			var edges []int
-			last := 0
-			for n := 1; n <= 1<<16; n++ {
+			edges := shapeEdges(1<<16, func(n int) (int, bool) {
 				k, _, ok := gpu.RowsShape(dt, bwd, false, int64(n), warpSize)
-				if !ok {
-					edges = append(edges, n-1)
-					break
-				}
-				if k != last && n > 1 {
-					edges = append(edges, n-1)
-				}
-				last = k
-			}
+				return k, ok
+			})
 			for i, edge := range edges {
 				for j, n := range []int{edge - 1, edge, edge + 1} {
 					if n < 1 || testing.Short() && j != 1 && edge > 4096 {
@@ -551,19 +561,10 @@ func TestGPUCluster(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
 	for _, dt := range []Dtype{Float32, Float16, BFloat16} {
 		for _, bwd := range []bool{false, true} {
-			var edges []int
-			last := 0
-			for n := 1; n <= 1<<19; n += 1 {
+			edges := shapeEdges(1<<19, func(n int) (int, bool) {
 				_, b, _, ok := gpu.ClusterShape(dt, bwd, int64(n), warpSize)
-				if !ok {
-					edges = append(edges, n-1)
-					break
-				}
-				if b != last && n > 1 {
-					edges = append(edges, n-1)
-				}
-				last = b
-			}
+				return b, ok
+			})
 			for i, edge := range edges {
 				for j, n := range []int{edge - 1, edge, edge + 1} {
 					if testing.Short() && j != 1 {
