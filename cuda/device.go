@@ -11,16 +11,22 @@ package cuda
 // 	return cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
 // }
 //
+// // clusterOf is the launch attribute for clusters of n blocks along x.
+// static CUlaunchAttribute clusterOf(unsigned n) {
+// 	CUlaunchAttribute a;
+// 	a.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+// 	a.value.clusterDim.x = n;
+// 	a.value.clusterDim.y = 1;
+// 	a.value.clusterDim.z = 1;
+// 	return a;
+// }
+//
 // // launch starts fn on the default stream; cluster > 1 launches clusters
 // // of that many blocks along x (cuLaunchKernelEx, compute capability 9.0).
 // static CUresult launch(CUfunction fn, unsigned gx, unsigned gy, unsigned bx, unsigned smem, unsigned cluster,
 //                        void **params) {
 // 	if (cluster <= 1) return cuLaunchKernel(fn, gx, gy, 1, bx, 1, 1, smem, 0, params, NULL);
-// 	CUlaunchAttribute attr;
-// 	attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-// 	attr.value.clusterDim.x = cluster;
-// 	attr.value.clusterDim.y = 1;
-// 	attr.value.clusterDim.z = 1;
+// 	CUlaunchAttribute attr = clusterOf(cluster);
 // 	CUlaunchConfig cfg = {gx, gy, 1, bx, 1, 1, smem, 0, &attr, 1};
 // 	return cuLaunchKernelEx(&cfg, fn, params, NULL);
 // }
@@ -33,11 +39,7 @@ package cuda
 //
 // // maxClusters is how many clusters of fn can run at once.
 // static CUresult maxClusters(int *n, CUfunction fn, unsigned bx, unsigned smem, unsigned cluster) {
-// 	CUlaunchAttribute attr;
-// 	attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-// 	attr.value.clusterDim.x = cluster;
-// 	attr.value.clusterDim.y = 1;
-// 	attr.value.clusterDim.z = 1;
+// 	CUlaunchAttribute attr = clusterOf(cluster);
 // 	CUlaunchConfig cfg = {cluster, 1, 1, bx, 1, 1, smem, 0, &attr, 1};
 // 	return cuOccupancyMaxActiveClusters(n, fn, &cfg);
 // }
@@ -78,8 +80,9 @@ type Device struct {
 	workBytes int64
 	clusters  bool // thread block clusters: compute capability 9.0 or later
 	// The kernel parameters of a launch, in C memory allocated once (Go
-	// memory may not hold the pointers the driver reads, and a C
-	// allocation per launch cost time): params[i] points at slots[i].
+	// memory may not hold the pointers the driver reads; one allocation
+	// serves every launch, calls being serialized): params[i] points at
+	// slots[i].
 	slots  *C.uint64_t
 	params *unsafe.Pointer
 }

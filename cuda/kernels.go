@@ -24,7 +24,7 @@ const (
 	TierBlock               // 3: block per row, online max/sum, two reads
 	TierSplit               // 4: split rows across blocks
 	TierInner               // 5: non-last axis, one thread per (outer, inner)
-	TierCluster             // 1c: tier 1 over a thread block cluster (sm_90)
+	TierCluster             // 6: tier 1 over a thread block cluster (sm_90)
 )
 
 func (t Tier) String() string {
@@ -105,15 +105,16 @@ func aligned(bufs []cu.DevicePtr, n int) bool {
 // planTier is the dispatch rule: which tier computes c, unless the caller
 // forces one.
 //
-//	inner > 1                                         -> inner
-//	row fits 1024 threads' registers (gpu.RowsShape)     -> rows
-//	the cluster tier pays (clusterPays)                  -> cluster
-//	rows < 2*SMs and n >= 16384 (and rows<=65535)     -> split
-//	otherwise                                         -> block
+//	inner > 1                                           -> inner
+//	row fits 1024 threads' registers (gpu.RowsShape),
+//	  unless rows < 2*SMs and n >= 16384                -> rows
+//	the cluster tier pays (clusterPays)                 -> cluster
+//	rows < 2*SMs and n >= 16384 (and rows <= 65535)     -> split
+//	otherwise                                           -> block
 //
-// (A row that fits tier 1 is never split: at most 16384 columns, and the
-// split tier takes 16384 only with fewer rows than 2*SMs, where tier 1
-// was measured as fast.)
+// (The first and fourth lines are the rules from before the cluster tier:
+// few rows of at least 16384 columns are split even when tier 1 holds
+// them.)
 func (d *Device) planTier(c *call) Tier {
 	v := c.v
 	n, rows := int64(v.N), int64(v.Outer)
