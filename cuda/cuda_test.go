@@ -443,6 +443,28 @@ func TestGPURandom(t *testing.T) {
 	}
 }
 
+// TestGPUTinyGradients runs log-softmax backward on rows whose dy are all
+// tiny and of one sign, so the row sum is as large as its terms and tiny
+// too: tier 1's fast form would lose the product's bits there (log_grad
+// in cukernels/softmax.cuh), and such rows must take the exact form.
+func TestGPUTinyGradients(t *testing.T) {
+	d := device(t)
+	rng := rand.New(rand.NewPCG(9, 9))
+	for _, dt := range dtypes {
+		for _, size := range []float64{1e-30, 1e-35, 1e-40} {
+			for _, n := range []int{100, 1000, 4000} {
+				p := rowsProblem(rng, 4, n, 0)
+				p.name = fmt.Sprintf("tiny%gx%d", size, n)
+				p.spec.Log = true
+				for i := range p.dy {
+					p.dy[i] = size * (1 + rng.Float64())
+				}
+				run(t, d, p, dt)
+			}
+		}
+	}
+}
+
 // TestGPUTierBoundaries runs row lengths at and around every tier
 // boundary, with every variant, on every tier that can take them.
 func TestGPUTierBoundaries(t *testing.T) {

@@ -141,11 +141,14 @@ template <typename T> __device__ __forceinline__ double row_exp(double x, double
 // (expf and its product took ten). The offset of 32 keeps exp(y)*c from
 // flushing: 2^t is flushed only below t = -158, where the product is under
 // 2^-158 * |s*c| <= 2^-126 (the float32 tolerance's absolute term) as long
-// as |s*c| <= 2^32, and 2^t cannot overflow while y <= 64. log_grad_fast
-// says whether those two bounds hold; rows where they do not take the
-// exact form. Error: the rounding of t (2^-24 * |t| <= 158 * 2^-24) and of
-// log2(e), and ex2's 2 ulp, under 7e-6 of exp(y)*|s*c| (the 1e-5
-// tolerance is relative to terms at least that large).
+// as |s*c| <= 2^32, and 2^t cannot overflow while y <= 64; k keeps 24
+// bits only while it is a normal float32, so |s*c| must also be 0 or at
+// least 2^-94 (else a row of tiny dy of one sign, whose sum is as large as
+// its terms, would miss the tolerance). log_grad_fast says whether those
+// bounds hold; rows where they do not take the exact form. Error: the
+// rounding of t (2^-24 * |t| <= 158 * 2^-24) and of log2(e), and ex2's 2
+// ulp, under 7e-6 of exp(y)*|s*c| (the 1e-5 tolerance is relative to terms
+// at least that large).
 __device__ __forceinline__ float log_grad(float y, float sdy, float k) {
 	return fmaf(sm_exp2_ftz(fmaf(y, 1.44269504088896341f, 32.0f)), k, sdy);
 }
@@ -154,7 +157,7 @@ __device__ __forceinline__ double log_grad(double y, double sdy, double k) { ret
 template <typename A> __device__ __forceinline__ A log_grad_k(double sc) { return A(-sc * 0x1p-32); }
 template <> __device__ __forceinline__ double log_grad_k<double>(double sc) { return -sc; }
 template <typename A> __device__ __forceinline__ bool log_grad_fast(double sc, bool big_y) {
-	return fabs(sc) <= 0x1p32 && !big_y;
+	return fabs(sc) <= 0x1p32 && (sc == 0.0 || fabs(sc) >= 0x1p-94) && !big_y;
 }
 template <> __device__ __forceinline__ bool log_grad_fast<double>(double sc, bool big_y) { return true; }
 template <typename A> __device__ __forceinline__ A sm_inf() { return A(INFINITY); }
