@@ -467,13 +467,17 @@ __device__ __forceinline__ void chunk_grad(const T* y, const T* dy, const View& 
 // exp(y)*|s*c|: the rounding of the exponent (2^-24 * 126 at most where
 // the result is normal) and of log2|s*c| and log2(e), and ex2's 2 ulp:
 // under 1e-5 unless |s*c| is beyond 2^120. NaN and infinite y or c give
-// what the plain formula gives. float64 takes the plain formula.
-template <typename A> struct LongLogGrad {
+// what the plain formula gives. bfloat16 takes sm_exp2, which keeps
+// results below 2^-126: its outputs hold subnormals down to 2^-133 (the
+// product flushed there missed its 2-ulp tolerance on the H200). float64
+// takes the plain formula.
+template <typename T> struct LongLogGrad {
 	float lc, ng;
 	__device__ __forceinline__ explicit LongLogGrad(double sc)
 	    : lc((float)log2(fabs(sc))), ng(sc > 0.0 ? -1.0f : 1.0f) {}
 	__device__ __forceinline__ float at(float y, float sdy) const {
-		return fmaf(sm_exp2_ftz(fmaf(y, 1.44269504088896341f, lc)), ng, sdy);
+		const float t = fmaf(y, 1.44269504088896341f, lc);
+		return fmaf(IsBf16<T>::value ? sm_exp2(t) : sm_exp2_ftz(t), ng, sdy);
 	}
 };
 template <> struct LongLogGrad<double> {
@@ -489,7 +493,7 @@ template <> struct LongLogGrad<double> {
 template <typename T, int P, int U, bool LOG, bool TRACK, bool ALL>
 __device__ __forceinline__ void grad_write_step(const LongPacks<T, P, U, ALL>& a, const LongPacks<T, P, U, ALL>& b,
                                                 T* dx, const LongWalk<U>& w, typename Num<T>::acc s,
-                                                typename Num<T>::acc c, const LongLogGrad<typename Num<T>::acc>& lg,
+                                                typename Num<T>::acc c, const LongLogGrad<T>& lg,
                                                 typename Num<T>::acc& ymax) {
 	typedef typename Num<T>::acc A;
 	Pack<T, P>* q = reinterpret_cast<Pack<T, P>*>(dx) + w.bk;
@@ -518,7 +522,7 @@ __device__ __forceinline__ typename Num<T>::acc grad_write_packs(const T* y, con
 	typedef typename Num<T>::acc A;
 	constexpr int U = LongUnroll<T>::bwd, UG = LongUnroll<T>::bwd_masked;
 	const A s = A(v.scale), c = A(g.c);
-	const LongLogGrad<A> lg(v.scale * g.c);
+	const LongLogGrad<T> lg(v.scale * g.c);
 	A ymax = -sm_inf<A>();
 	LongWalk<U> w(plo, phi);
 	for (; w.full(ck.pfull); w.next()) {

@@ -148,7 +148,10 @@ template <typename T> __device__ __forceinline__ double row_exp(double x, double
 // bounds hold; rows where they do not take the exact form. Error: the
 // rounding of t (2^-24 * |t| <= 158 * 2^-24) and of log2(e), and ex2's 2
 // ulp, under 7e-6 of exp(y)*|s*c| (the 1e-5 tolerance is relative to terms
-// at least that large).
+// at least that large). bfloat16 keeps float32's range down to its
+// subnormals (2^-133), so its bound is |s*c| <= 2^25: a flushed 2^t then
+// stood for a product under 2^-133, which rounds to 0 or the smallest
+// subnormal anyway.
 __device__ __forceinline__ float log_grad(float y, float sdy, float k) {
 	return fmaf(sm_exp2_ftz(fmaf(y, 1.44269504088896341f, 32.0f)), k, sdy);
 }
@@ -156,10 +159,15 @@ __device__ __forceinline__ float log_grad(float y, float sdy, float k) {
 __device__ __forceinline__ double log_grad(double y, double sdy, double k) { return fma(exp(y), k, sdy); }
 template <typename A> __device__ __forceinline__ A log_grad_k(double sc) { return A(-sc * 0x1p-32); }
 template <> __device__ __forceinline__ double log_grad_k<double>(double sc) { return -sc; }
-template <typename A> __device__ __forceinline__ bool log_grad_fast(double sc, bool big_y) {
+template <typename T> __device__ __forceinline__ bool log_grad_fast(double sc, bool big_y) {
 	return fabs(sc) <= 0x1p32 && (sc == 0.0 || fabs(sc) >= 0x1p-94) && !big_y;
 }
+template <> __device__ __forceinline__ bool log_grad_fast<sm_bf16>(double sc, bool big_y) {
+	return fabs(sc) <= 0x1p25 && (sc == 0.0 || fabs(sc) >= 0x1p-94) && !big_y;
+}
 template <> __device__ __forceinline__ bool log_grad_fast<double>(double sc, bool big_y) { return true; }
+template <typename T> struct IsBf16 { static constexpr bool value = false; };
+template <> struct IsBf16<sm_bf16> { static constexpr bool value = true; };
 template <typename A> __device__ __forceinline__ A sm_inf() { return A(INFINITY); }
 template <typename A> __device__ __forceinline__ A sm_nan() { return A(NAN); }
 
@@ -971,7 +979,7 @@ __device__ __forceinline__ void bwd_row(const T* y, const T* dy, T* dx, const Vi
 	gs = g.reduce(gs, GradOp(), GradStats<A>{0.0, 0});
 	const double c = gs.c, sc = v.scale * c;
 	const bool exact = valid && (!(c - c == 0.0) || // c not finite,
-	                             (v.log && (!(gs.any & 1) || !log_grad_fast<A>(sc, gs.any & 2)))); // or see log_grad
+	                             (v.log && (!(gs.any & 1) || !log_grad_fast<T>(sc, gs.any & 2)))); // or see log_grad
 	if (g.any(exact)) {
 		row_exact_bwd<T>(y, dy, dx, v, row, exact, g);
 		if (exact) return;
