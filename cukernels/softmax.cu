@@ -20,6 +20,10 @@
 // the Go side sends masked rows that need more threads to the plain
 // kernels.
 #define SM_PIPE_MASKED_THREADS 512
+// Backward K = 4 holds 64 values per thread (y and dy): it fits the 128
+// registers of a 512-thread block, so its kernels run at most 512 threads
+// and the Go side takes K = 4 only for rows of at most 512 threads.
+#define SM_WIDE_THREADS 512
 #define SM_FWD(NAME, S, T, BOUND, BODY)                                                            \
 	extern "C" __global__ void __launch_bounds__(BOUND)                                           \
 	    softmax_fwd_##NAME##_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {             \
@@ -41,11 +45,12 @@
 	SM_FWD(rows##K##m, S, T, SM_MAX_THREADS, (fwd_rows<T, K, true>(x, y, v, vec != 0, (int)group))) \
 	SM_FWD(pipe##K, S, T, SM_MAX_THREADS, (fwd_pipe<T, K, false>(x, y, v, (int)group)))             \
 	SM_FWD(pipe##K##m, S, T, SM_PIPE_MASKED_THREADS, (fwd_pipe<T, K, true>(x, y, v, (int)group)))
-#define SM_ROWS_BWD(K, S, T)                                                                            \
-	SM_BWD(rows##K, S, T, SM_MAX_THREADS, (bwd_rows<T, K, false>(y, dy, dx, v, vec != 0, (int)group)))     \
-	SM_BWD(rows##K##m, S, T, SM_MAX_THREADS, (bwd_rows<T, K, true>(y, dy, dx, v, vec != 0, (int)group)))   \
-	SM_BWD(pipe##K, S, T, SM_MAX_THREADS, (bwd_pipe<T, K, false>(y, dy, dx, v, (int)group)))               \
-	SM_BWD(pipe##K##m, S, T, SM_PIPE_MASKED_THREADS, (bwd_pipe<T, K, true>(y, dy, dx, v, (int)group)))
+#define SM_ROWS_BWD_B(K, S, T, BOUND, MBOUND)                                                          \
+	SM_BWD(rows##K, S, T, BOUND, (bwd_rows<T, K, false>(y, dy, dx, v, vec != 0, (int)group)))              \
+	SM_BWD(rows##K##m, S, T, BOUND, (bwd_rows<T, K, true>(y, dy, dx, v, vec != 0, (int)group)))            \
+	SM_BWD(pipe##K, S, T, BOUND, (bwd_pipe<T, K, false>(y, dy, dx, v, (int)group)))                        \
+	SM_BWD(pipe##K##m, S, T, MBOUND, (bwd_pipe<T, K, true>(y, dy, dx, v, (int)group)))
+#define SM_ROWS_BWD(K, S, T) SM_ROWS_BWD_B(K, S, T, SM_MAX_THREADS, SM_PIPE_MASKED_THREADS)
 
 #define SM_OTHER_TIERS(S, T)                                                                               \
 	SM_FWD(cached, S, T, SM_MAX_THREADS, (fwd_cached<T>(x, y, v, vec != 0)))                                \
@@ -62,12 +67,13 @@
 	SM_FWD(inner, S, T, SM_MAX_THREADS, (fwd_inner<T>(x, y, v)))                                            \
 	SM_BWD(inner, S, T, SM_MAX_THREADS, (bwd_inner<T>(y, dy, dx, v)))
 
-// Forward K = 1, 2, 4 and backward K = 1, 2 (internal/gpu.RowsKs): more
-// would spill at 64 registers per thread (float32 forward K = 8 and
-// backward K = 4 were measured: docs/PERFORMANCE.md, GPU entry 5).
+// Forward K = 1, 2, 4 and backward K = 1, 2, 4 (internal/gpu.RowsKs):
+// more would spill at 64 registers per thread (float32 forward K = 8 and
+// backward K = 4 were measured at 1024 threads: docs/PERFORMANCE.md, GPU
+// entry 5), so backward K = 4 runs blocks of at most 512 threads.
 #define SM_DTYPE(S, T)                                                                                 \
 	SM_ROWS_FWD(1, S, T) SM_ROWS_FWD(2, S, T) SM_ROWS_FWD(4, S, T) SM_ROWS_BWD(1, S, T) SM_ROWS_BWD(2, S, T) \
-	SM_OTHER_TIERS(S, T)
+	SM_ROWS_BWD_B(4, S, T, SM_WIDE_THREADS, SM_WIDE_THREADS) SM_OTHER_TIERS(S, T)
 
 // Tier 1 over a thread block cluster (sm_90; internal/gpu.ClusterKernel):
 // the group of a row is every thread of a cluster of up to 8 blocks, so
