@@ -25,12 +25,20 @@ const RowsBlock = 128
 // thread in flight, no spills); the half types convert to float32 in
 // registers, so 2, but 4 when masked (their mask bytes come through the
 // pipeline); backward 2 (y and dy). Larger K spill at the 64 registers of a
-// 1024-thread block.
-func rowsK(t Dtype, bwd, masked bool) (prefer, most int) {
+// 1024-thread block; backward K = 4 has kernels for groups of at most 512
+// threads (RowsMaxGroup), which hold no longer rows than K = 2 does, and
+// backward prefers it for unmasked half rows of at least 64 packs (512
+// columns) and float32 rows K = 2 would give more than 512 threads: 2-8%
+// faster there on the H200, 1-10% slower on shorter rows
+// (docs/PERFORMANCE.md, GPU entry 8).
+func rowsK(t Dtype, bwd, masked bool, packs int64) (prefer, most int) {
 	half := t == Float16 || t == BFloat16
 	switch {
 	case bwd:
-		prefer, most = 2, 2
+		prefer, most = 2, 4
+		if !masked && (half && packs >= 64 || t == Float32 && packs > 2*512) {
+			prefer = 4
+		}
 	case half && !masked:
 		prefer, most = 2, 4
 	default:
@@ -69,11 +77,17 @@ var rowsPreferOverride, _ = strconv.Atoi(os.Getenv("SOFTMAX_ROWS_K"))
 
 // RowsKs lists the K values with a kernel in one direction
 // (cukernels/softmax.cu instantiates the same).
-func RowsKs(bwd bool) []int {
-	if bwd {
-		return []int{1, 2}
+func RowsKs(bwd bool) []int { return []int{1, 2, 4} }
+
+// RowsMaxGroup is the largest group tier 1's kernels for K packs per
+// thread run: backward K = 4 holds 64 values per thread, which needs the
+// 128 registers of a 512-thread block (cukernels/softmax.cu,
+// SM_WIDE_THREADS).
+func RowsMaxGroup(bwd bool, k int) int {
+	if bwd && k >= 4 {
+		return 512
 	}
-	return []int{1, 2, 4}
+	return RowsMaxThreads
 }
 
 // RowsKernel is the name of tier 1's kernel for K packs per thread; masked
@@ -123,9 +137,9 @@ func RowsShape(t Dtype, bwd, masked bool, n int64, warp int) (k, w int, ok bool)
 		return 0, 0, false
 	}
 	packs := (n + int64(16/t.Size()) - 1) / int64(16/t.Size())
-	prefer, most := rowsK(t, bwd, masked)
+	prefer, most := rowsK(t, bwd, masked, packs)
 	k = int(min(int64(prefer), pow2(packs)))
-	for (packs+int64(k)-1)/int64(k) > RowsMaxThreads {
+	for (packs+int64(k)-1)/int64(k) > int64(RowsMaxGroup(bwd, k)) {
 		if k >= most {
 			return 0, 0, false
 		}
@@ -214,6 +228,11 @@ var clusterThreads = func() int {
 // SOFTMAX_CLUSTER=0 turns it off (a tuning knob for benchmarks, read once
 // at start).
 func ClusterOn() bool { return clusterSetting != "0" }
+
+// ClusterForced says whether dispatch takes the cluster tier wherever it
+// holds the row, tier 1's rows included: SOFTMAX_CLUSTER=1 (a tuning knob
+// for benchmarks, read once at start).
+func ClusterForced() bool { return clusterSetting == "1" }
 
 var clusterSetting = os.Getenv("SOFTMAX_CLUSTER")
 

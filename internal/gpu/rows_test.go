@@ -15,8 +15,8 @@ func TestRowsShape(t *testing.T) {
 			for _, c := range [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {
 				bwd, masked := c[0], c[1]
 				p := 16 / dt.Size()
-				prefer, most := rowsK(dt, bwd, masked)
-				limit := RowsMaxThreads * most * p
+				_, most := rowsK(dt, bwd, masked, 1)
+				limit := RowsMaxGroup(bwd, most) * most * p
 				for n := 1; n <= limit+3*p; n++ {
 					k, w, ok := RowsShape(dt, bwd, masked, int64(n), warp)
 					if ok != (n <= limit) {
@@ -25,15 +25,16 @@ func TestRowsShape(t *testing.T) {
 					if !ok {
 						continue
 					}
+					prefer, _ := rowsK(dt, bwd, masked, int64((n+p-1)/p))
 					pow2 := w&(w-1) == 0
 					switch {
 					case k*w*p < n:
 						t.Fatalf("%v bwd=%v n %d: k %d w %d cover %d columns", dt, bwd, n, k, w, k*w*p)
 					case !slices.Contains(RowsKs(bwd), k):
 						t.Fatalf("%v bwd=%v n %d: no kernel for k %d", dt, bwd, n, k)
-					case w > RowsMaxThreads || (w <= warp && !pow2) || (w > warp && w%warp != 0):
+					case w > RowsMaxGroup(bwd, k) || (w <= warp && !pow2) || (w > warp && w%warp != 0):
 						t.Fatalf("%v bwd=%v warp %d n %d: w %d", dt, bwd, warp, n, w)
-					case k > prefer && (n+p-1)/p <= RowsMaxThreads*k/2:
+					case k > prefer && (n+p-1)/p <= RowsMaxGroup(bwd, k/2)*k/2:
 						t.Fatalf("%v bwd=%v n %d: k %d where %d would do", dt, bwd, n, k, k/2)
 					}
 					threads, rows := RowsThreads(w, warp)
