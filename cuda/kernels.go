@@ -106,6 +106,7 @@ func aligned(bufs []cu.DevicePtr, n int) bool {
 // forces one.
 //
 //	inner > 1                                           -> inner
+//	SOFTMAX_CLUSTER=1 and the cluster tier holds the row -> cluster
 //	row fits 1024 threads' registers (gpu.RowsShape),
 //	  unless rows < 2*SMs and n >= 16384                -> rows
 //	the cluster tier pays (clusterPays)                 -> cluster
@@ -121,6 +122,8 @@ func (d *Device) planTier(c *call) Tier {
 	switch {
 	case v.Inner > 1:
 		return TierInner
+	case gpu.ClusterForced() && d.eligible(c, TierCluster):
+		return TierCluster
 	case d.eligible(c, TierRows) && !(rows < splitRowsPer*int64(d.sms) && n >= splitMinN):
 		return TierRows
 	case d.clusterPays(c):
