@@ -79,11 +79,14 @@ struct Expo {
 	float hi, lo;
 };
 __device__ __forceinline__ Expo make_expo(double scale) {
-	const double l2 = scale * 1.4426950408889634; // log2(e)
-	const float hi = (float)l2;
+	const double l2 = scale * 1.4426950408889634; // log2(e); scale > 0
+	// hi is rounded down, so lo is never negative, and never 0 (2^-60 of
+	// hi changes no result): -Inf * lo then stays -Inf in row_exp, where a
+	// negative lo gave +Inf and the fma NaN, sending masked rows (-Inf
+	// entries) to the exact path, and a 0 gave NaN.
+	float hi = (float)l2;
+	if ((double)hi > l2) hi = nextafterf(hi, 0.0f);
 	float lo = (float)(l2 - (double)hi);
-	// lo is never 0, so -Inf * lo stays -Inf in row_exp (a 0 would make it
-	// NaN); 2^-60 of hi changes no result.
 	if (lo == 0.0f) lo = hi * 0x1p-60f;
 	return Expo{scale, hi, lo};
 }
