@@ -7,12 +7,16 @@
 // m: masked or causal), pipe1 ... pipe4m (tier 1 with the next row copied
 // ahead into shared memory), clus4, clus4m, cpipe4 (forward) and clus2,
 // clus2m, cpipe2 (backward: tier 1 over a thread block cluster, CUDA only),
-// cached (tier 2), block (tier 3), split_stats and split_apply (tier 4), inner (tier 5).
+// cached (tier 2), block (tier 3), split_stats and split_apply (tier 4), inner (tier 5),
+// grid (tier 7, CUDA only).
 // Every forward kernel takes (x, y, view..., extra...) and every backward
 // kernel (y, dy, dx, view..., extra...), all parameters 8 bytes, so the Go
 // side builds one argument list per call whatever the tier.
 #include "softmax.cuh"
 #include "long.cuh"
+#if !defined(__HIPCC__)
+#include "grid.cuh"
+#endif
 
 // Every kernel may run 1024-thread blocks (launch bounds SM_MAX_THREADS)
 // but the masked pipelined ones, which keep the mask state besides the row
@@ -92,6 +96,23 @@
 SM_CLUSTER_DTYPE(f32, float)
 SM_CLUSTER_DTYPE(f16, sm_half)
 SM_CLUSTER_DTYPE(bf16, sm_bf16)
+
+// Tier 7, rows over the whole grid (grid.cuh; cooperative launch, CUDA
+// only): one more parameter after the common ones, the rows' barrier
+// words (the Go side passes it to every kernel; the others ignore it).
+#define SM_GRID_DTYPE(S, T)                                                                                  \
+	extern "C" __global__ void __launch_bounds__(SM_MAX_THREADS)                                             \
+	    softmax_fwd_grid_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS, unsigned *sync) {           \
+		fwd_grid<T>(x, y, SM_VIEW(), vec != 0, (Part *)work, chunk, splits, sync);                         \
+	}                                                                                                    \
+	extern "C" __global__ void __launch_bounds__(SM_MAX_THREADS)                                             \
+	    softmax_bwd_grid_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS, unsigned *sync) { \
+		bwd_grid<T>(y, dy, dx, SM_VIEW(), vec != 0, (Part *)work, chunk, splits, sync);                    \
+	}
+SM_GRID_DTYPE(f32, float)
+SM_GRID_DTYPE(f64, double)
+SM_GRID_DTYPE(f16, sm_half)
+SM_GRID_DTYPE(bf16, sm_bf16)
 #endif
 
 SM_DTYPE(f32, float)
