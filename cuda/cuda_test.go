@@ -330,7 +330,7 @@ func check(t testing.TB, d *Device, p problem, dt Dtype, tier Tier, off int) str
 // runs the backward pass on those that can compute it too).
 func tiers(d *Device, p problem, dt Dtype, v *layout.View) []Tier {
 	out := []Tier{TierAuto}
-	for t := TierRows; t <= TierCluster; t++ {
+	for t := TierRows; t <= TierGrid; t++ {
 		if d.eligible(&call{dt: dt, v: v}, t) {
 			out = append(out, t)
 		}
@@ -603,6 +603,31 @@ func TestGPUCluster(t *testing.T) {
 	}
 }
 
+// TestGPUGrid covers tier 7: few rows, each spread over several blocks,
+// from one row to one per SM, with every variant, around chunk boundaries
+// and at long rows; each launch reuses the barrier words the one before
+// left.
+func TestGPUGrid(t *testing.T) {
+	d := device(t)
+	if !d.coop {
+		t.Skip("no cooperative launch on this device")
+	}
+	rng := rand.New(rand.NewPCG(10, 10))
+	for _, dt := range dtypes {
+		for i, c := range []struct{ rows, n int }{
+			{1, 1}, {1, 1000}, {2, 33}, {3, 4097}, {d.sms / 3, 2000}, {d.sms/2 + 1, 5000}, {d.sms, 300},
+			{7, 123457}, {4, 1<<20 + 3}, {1, 1 << 21},
+		} {
+			if testing.Short() && c.rows*c.n > 1<<18 {
+				continue
+			}
+			for _, variant := range []int{i % 7, (i + 3) % 7} {
+				run(t, d, rowsProblem(rng, c.rows, c.n, variant), dt, TierGrid)
+			}
+		}
+	}
+}
+
 // TestGPUDispatch pins the dispatch rules of docs/GPU.md.
 func TestGPUDispatch(t *testing.T) {
 	d := device(t)
@@ -613,8 +638,25 @@ func TestGPUDispatch(t *testing.T) {
 		}
 		return w
 	}
+	// plan runs planTier inside do: the grid tier asks the driver for
+	// occupancy, which needs the device's context current.
+	plan := func(c *call) (tier Tier) {
+		if err := d.do(func() error { tier = d.planTier(c); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return tier
+	}
 	sms := d.sms
 	edge := d.kernels["softmax_fwd_cached_f32"].dynSmem / 4
+	// gridOr is the grid tier where the device has cooperative launches,
+	// else the tier taken without.
+	gridOr := func(without Tier) Tier {
+		if d.coop {
+			return TierGrid
+		}
+		return without
+	}
+	grid := gridOr(TierSplit)
 	// cluster is the cluster tier where the device has clusters, else
 	// the tier taken without.
 	cluster := func(without Tier) Tier {
@@ -635,18 +677,25 @@ func TestGPUDispatch(t *testing.T) {
 		{Float32, []int{1000, 16384}, -1, TierRows},
 		{Float32, []int{1000, 16385}, -1, TierBlock}, // unmasked float32: no clusters
 		{Float32, []int{1000, edge + 1}, -1, TierBlock},
-		{Float32, []int{2*sms - 1, splitMinN}, -1, TierSplit},
+		{Float32, []int{2*sms - 1, splitMinN}, -1, grid}, // 4 blocks per SM
 		{Float32, []int{2 * sms, splitMinN}, -1, TierRows},
 		{Float32, []int{4, splitMinN - 1}, -1, TierRows},
-		{Float32, []int{4, 1 << 25}, -1, TierSplit},
+		{Float32, []int{4, 1 << 25}, -1, TierSplit}, // 4 MB per block: more than shared memory holds
+		{Float32, []int{4, 1 << 20}, -1, grid},
+		{Float32, []int{1, splitMinN}, -1, grid},
+		{Float32, []int{sms, splitMinN}, -1, grid},
+		{Float32, []int{sms + 1, splitMinN}, -1, grid},
 		{Float16, []int{1000, 32768}, -1, TierRows},
 		{Float16, []int{1000, 32769}, -1, cluster(TierBlock)},      // 4 blocks of 288
 		{Float16, []int{1000, 131072}, -1, cluster(TierBlock)},     // 8 blocks of 512
 		{Float16, []int{1000, 131073}, -1, TierBlock},              // blocks of 1024: no clusters
-		{Float16, []int{sms/4 - 1, 32769}, -1, TierSplit},          // fewer blocks than SMs
-		{Float16, []int{sms/4 + 1, 32769}, -1, cluster(TierSplit)}, // a block for every SM
+		{Float16, []int{sms/4 - 1, 32769}, -1, grid},               // fewer blocks than SMs
+		{Float16, []int{sms/4 + 1, 32769}, -1, gridOr(cluster(TierSplit))}, // a block for every SM
+		{Float16, []int{2 * sms / 3, 32769}, -1, gridOr(cluster(TierSplit))},
+		{Float16, []int{sms + 1, 32769}, -1, gridOr(cluster(TierSplit))},
+		{Float16, []int{2 * sms, 32769}, -1, cluster(TierBlock)}, // not few rows
 	} {
-		if got := d.planTier(&call{dt: c.dt, v: v(c.shape, c.axis)}); got != c.want {
+		if got := plan(&call{dt: c.dt, v: v(c.shape, c.axis)}); got != c.want {
 			t.Errorf("%v shape %v axis %d: tier %v, want %v", c.dt, c.shape, c.axis, got, c.want)
 		}
 	}
@@ -655,7 +704,7 @@ func TestGPUDispatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := d.planTier(&call{dt: Float32, v: w, mask: 1}); got != cluster(TierBlock) {
+	if got := plan(&call{dt: Float32, v: w, mask: 1}); got != cluster(TierBlock) {
 		t.Errorf("masked float32 1000x32000: tier %v, want %v", got, cluster(TierBlock))
 	}
 }

@@ -22,9 +22,11 @@ package cuda
 // }
 //
 // // launch starts fn on the default stream; cluster > 1 launches clusters
-// // of that many blocks along x (cuLaunchKernelEx, compute capability 9.0).
+// // of that many blocks along x (cuLaunchKernelEx, compute capability 9.0);
+// // coop launches a grid whose blocks all run at once, or fails.
 // static CUresult launch(CUfunction fn, unsigned gx, unsigned gy, unsigned bx, unsigned smem, unsigned cluster,
-//                        void **params) {
+//                        int coop, void **params) {
+// 	if (coop) return cuLaunchCooperativeKernel(fn, gx, gy, 1, bx, 1, 1, smem, 0, params);
 // 	if (cluster <= 1) return cuLaunchKernel(fn, gx, gy, 1, bx, 1, 1, smem, 0, params, NULL);
 // 	CUlaunchAttribute attr = clusterOf(cluster);
 // 	CUlaunchConfig cfg = {gx, gy, 1, bx, 1, 1, smem, 0, &attr, 1};
@@ -46,6 +48,7 @@ package cuda
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -79,6 +82,11 @@ type Device struct {
 	work      cu.DevicePtr
 	workBytes int64
 	clusters  bool // thread block clusters: compute capability 9.0 or later
+	coop      bool // cooperative launches
+	// The grid tier's barrier words, two per row (at most gridMaxPerSM
+	// rows per SM), zeroed once; every launch leaves them zero
+	// (cukernels/grid.cuh).
+	gridSync cu.DevicePtr
 	// The kernel parameters of a launch, in C memory allocated once (Go
 	// memory may not hold the pointers the driver reads; one allocation
 	// serves every launch, calls being serialized): params[i] points at
@@ -107,6 +115,7 @@ var (
 	attrOptin = cu.DeviceAttribute(C.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
 	// attrClusterLaunch is CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH.
 	attrClusterLaunch = cu.DeviceAttribute(C.CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH)
+	attrCoopLaunch    = cu.DeviceAttribute(C.CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)
 )
 
 // Default returns device 0, starting it on first use: its thread, its
@@ -167,6 +176,11 @@ func (d *Device) init(ordinal int) error {
 			return fmt.Errorf("cuda: reading the %s: %w", a.name, err)
 		}
 	}
+	coop, err := d.dev.Attribute(attrCoopLaunch)
+	if err != nil {
+		return fmt.Errorf("cuda: reading cooperative launch support: %w", err)
+	}
+	d.coop = coop != 0
 	major, err := d.dev.Attribute(cu.ComputeCapabilityMajor)
 	if err != nil {
 		return fmt.Errorf("cuda: reading the compute capability: %w", err)
@@ -234,6 +248,24 @@ func (d *Device) workspace(n int64) (cu.DevicePtr, error) {
 		return 0, fmt.Errorf("cuda: allocating a %d-byte workspace: %w", n, err)
 	}
 	d.work, d.workBytes = p, n
+	return p, nil
+}
+
+// gridBarriers returns the grid tier's barrier words, allocating and
+// zeroing them on first use (inside do).
+func (d *Device) gridBarriers() (cu.DevicePtr, error) {
+	if d.gridSync != 0 {
+		return d.gridSync, nil
+	}
+	words := int64(2 * gridMaxPerSM * d.sms)
+	p, err := cu.MemAlloc(4 * words)
+	if err != nil {
+		return 0, fmt.Errorf("cuda: allocating the grid tier's %d barrier words: %w", words, err)
+	}
+	if err := cu.MemsetD32(p, 0, words); err != nil {
+		return 0, errors.Join(fmt.Errorf("cuda: zeroing the grid tier's barrier words: %w", err), cu.MemFree(p))
+	}
+	d.gridSync = p
 	return p, nil
 }
 
@@ -305,14 +337,19 @@ func (k *kernel) cfn() C.CUfunction { return *(*C.CUfunction)(unsafe.Pointer(&k.
 
 // launch starts k over grid blocks of threads with smem bytes of dynamic
 // shared memory and the parameters slots (each one 8-byte value), in
-// clusters of cluster blocks when cluster > 1; it runs inside do, which
+// clusters of cluster blocks when cluster > 1, cooperatively (every block
+// resident at once, or an error) when coop; it runs inside do, which
 // guards the parameter memory.
-func (d *Device) launch(k *kernel, grid [2]int, threads, smem, cluster int, slots []uint64) error {
+func (d *Device) launch(k *kernel, grid [2]int, threads, smem, cluster int, coop bool, slots []uint64) error {
 	if len(slots) > maxSlots {
 		return fmt.Errorf("cuda: %d kernel parameters, at most %d", len(slots), maxSlots)
 	}
 	copy(unsafe.Slice((*uint64)(unsafe.Pointer(d.slots)), maxSlots), slots)
-	r := C.launch(k.cfn(), C.uint(grid[0]), C.uint(grid[1]), C.uint(threads), C.uint(smem), C.uint(cluster), d.params)
+	cp := C.int(0)
+	if coop {
+		cp = 1
+	}
+	r := C.launch(k.cfn(), C.uint(grid[0]), C.uint(grid[1]), C.uint(threads), C.uint(smem), C.uint(cluster), cp, d.params)
 	if r != C.CUDA_SUCCESS {
 		return fmt.Errorf("%s (CUresult %d)", C.GoString(C.errName(r)), int(r))
 	}

@@ -25,10 +25,11 @@ const (
 	TierSplit               // 4: split rows across blocks
 	TierInner               // 5: non-last axis, one thread per (outer, inner)
 	TierCluster             // 6: tier 1 over a thread block cluster (sm_90)
+	TierGrid                // 7: few rows over every SM at once, in shared memory
 )
 
 func (t Tier) String() string {
-	return [...]string{"auto", "rows", "cached", "block", "split", "inner", "cluster"}[t]
+	return [...]string{"auto", "rows", "cached", "block", "split", "inner", "cluster", "grid"}[t]
 }
 
 const (
@@ -50,7 +51,7 @@ func kernelNames() []string {
 					names = append(names, gpu.RowsKernel(dt, dir == "bwd", k, m), gpu.PipeKernel(dt, dir == "bwd", k, m))
 				}
 			}
-			for _, t := range []string{"cached", "block", "split_stats", "split_apply", "inner"} {
+			for _, t := range []string{"cached", "block", "split_stats", "split_apply", "inner", "grid"} {
 				names = append(names, fmt.Sprintf("softmax_%s_%s_%s", dir, t, s))
 			}
 		}
@@ -78,9 +79,10 @@ type plan struct {
 	vec     bool
 	group   int   // rows and cluster tiers: threads per row
 	cluster int   // cluster tier: blocks per cluster
-	chunk   int64 // split tier: columns per block
-	splits  int64
-	work    int64 // split tier: workspace bytes
+	chunk   int64 // split and grid tiers: columns per block
+	splits  int64 // split and grid tiers: blocks per row
+	work    int64 // split and grid tiers: workspace bytes
+	coop    bool  // grid tier: a cooperative launch
 }
 
 func nextPow2(n int) int {
@@ -109,6 +111,8 @@ func aligned(bufs []cu.DevicePtr, n int) bool {
 //	SOFTMAX_CLUSTER=1 and the cluster tier holds the row -> cluster
 //	row fits 1024 threads' registers (gpu.RowsShape),
 //	  unless rows < 2*SMs and n >= 16384                -> rows
+//	rows < 2*SMs and n >= 16384, and the grid tier holds
+//	  the rows (gridShape)                              -> grid
 //	the cluster tier pays (clusterPays)                 -> cluster
 //	rows < 2*SMs and n >= 16384 (and rows <= 65535)     -> split
 //	otherwise                                           -> block
@@ -126,6 +130,8 @@ func (d *Device) planTier(c *call) Tier {
 		return TierCluster
 	case d.eligible(c, TierRows) && !(rows < splitRowsPer*int64(d.sms) && n >= splitMinN):
 		return TierRows
+	case rows < splitRowsPer*int64(d.sms) && n >= splitMinN && gpu.GridOn() && d.eligible(c, TierGrid):
+		return TierGrid
 	case d.clusterPays(c):
 		return TierCluster
 	case rows < splitRowsPer*int64(d.sms) && n >= splitMinN && rows <= maxGridY:
@@ -160,8 +166,51 @@ func (d *Device) eligible(c *call, t Tier) bool {
 	case TierCluster:
 		_, _, _, ok := gpu.ClusterShape(c.dt, c.bwd, int64(v.N), warpSize)
 		return d.clusters && v.Inner == 1 && ok
+	case TierGrid:
+		_, ok := d.gridShape(c)
+		return ok
 	}
 	return false
+}
+
+// gridMaxPerSM is the most blocks per SM the grid tier launches, so it
+// computes at most gridMaxPerSM*SMs rows.
+const gridMaxPerSM = 4
+
+// gridShape is the grid tier's layout for c: 1, 2 or 4 blocks per SM, the
+// same number of blocks for every row (splits), each holding chunk
+// columns (a whole number of 16-byte packs) in its shared memory. It takes
+// the fewest blocks per SM that give at least 3/4 of the launch's blocks a
+// share of a row. ok is false where the device has no cooperative launch,
+// the axis is not the last, or no layout fits.
+func (d *Device) gridShape(c *call) (p plan, ok bool) {
+	v := c.v
+	k := d.kernel(c, "grid")
+	if !d.coop || v.Inner != 1 || k == nil || v.N > math.MaxInt32 {
+		return plan{}, false
+	}
+	n, rows, pk := int64(v.N), int64(v.Outer), int64(vecBytes/c.dt.Size())
+	for perSM := 1; perSM <= gridMaxPerSM; perSM *= 2 {
+		blocks := int64(perSM * d.sms)
+		per := blocks / rows // blocks per row
+		if 4*rows*per < 3*blocks {
+			continue
+		}
+		p.chunk = ceilDiv(ceilDiv(n, per), pk) * pk
+		p.splits = ceilDiv(n, p.chunk)
+		p.smem = int(p.chunk * int64(c.dt.Size()))
+		if c.bwd {
+			p.smem *= 2
+		}
+		// Enough threads that each takes at most 2 packs, from 128 up to
+		// 1024 (the SM's 2048 shared among the blocks): every pass over the
+		// cache is instructions, not memory.
+		p.threads = max(128, min(1024, 2048/perSM, nextPow2(int(ceilDiv(p.chunk, 2*pk)))))
+		if p.threads <= k.maxThreads && d.occupancy(k, p.threads, p.smem) >= perSM {
+			return p, true
+		}
+	}
+	return plan{}, false
 }
 
 // clusterPays says whether dispatch takes the cluster tier for c, a row
@@ -289,6 +338,13 @@ func (d *Device) makePlan(c *call) (plan, error) {
 			part = 8 // sizeof(GradPart)
 		}
 		p.work = rows * p.splits * part
+	case TierGrid:
+		g, _ := d.gridShape(c)
+		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
+		p.names = []string{d.kernel(c, "grid").name}
+		p.threads, p.smem, p.chunk, p.splits, p.coop = g.threads, g.smem, g.chunk, g.splits, true
+		p.grid[0] = int(rows * g.splits)
+		p.work = rows * g.splits * 32 // sizeof(Part)
 	case TierInner:
 		p.names = []string{d.kernel(c, "inner").name}
 		p.threads = innerThreads
@@ -380,8 +436,15 @@ func (d *Device) run(c *call) error {
 		}
 	}
 	slots = append(slots, uint64(work), b(p.vec), i(p.group), uint64(p.chunk), uint64(p.splits))
+	if p.tier == TierGrid {
+		sync, err := d.gridBarriers()
+		if err != nil {
+			return err
+		}
+		slots = append(slots, uint64(sync))
+	}
 	for _, name := range p.names {
-		if err := d.launch(d.kernels[name], p.grid, p.threads, p.smem, p.cluster, slots); err != nil {
+		if err := d.launch(d.kernels[name], p.grid, p.threads, p.smem, p.cluster, p.coop, slots); err != nil {
 			return fmt.Errorf("cuda: launching %s (grid %v, %d threads, %d bytes shared, clusters of %d): %w", name, p.grid, p.threads, p.smem, max(p.cluster, 1), err)
 		}
 	}

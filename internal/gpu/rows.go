@@ -236,6 +236,13 @@ func ClusterForced() bool { return clusterSetting == "1" }
 
 var clusterSetting = os.Getenv("SOFTMAX_CLUSTER")
 
+// GridOn says whether dispatch may take the grid tier (CUDA's tier 7):
+// SOFTMAX_GRID=0 turns it off (a tuning knob for benchmarks, read once at
+// start).
+func GridOn() bool { return gridSetting != "0" }
+
+var gridSetting = os.Getenv("SOFTMAX_GRID")
+
 // ClusterKernel names the cluster tier's kernel: pipe for the form that
 // copies each block's share of the next row ahead (unmasked rows only).
 func ClusterKernel(t Dtype, bwd bool, masked, pipe bool) string {
