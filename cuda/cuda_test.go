@@ -299,7 +299,7 @@ func check(t testing.TB, d *Device, p problem, dt Dtype, tier Tier, off int) str
 		return fmt.Sprintf("%s: forward: %d of %d wrong: %s", where, len(bad), len(got), strings.Join(bad[:min(4, len(bad))], "; "))
 	}
 
-	if tier != TierAuto && !d.eligible(&call{dt: dt, v: v, bwd: true}, tier) {
+	if tier != TierAuto && !eligible(d, &call{dt: dt, v: v, bwd: true}, tier) {
 		return "" // a tier that takes these rows forward only (cluster)
 	}
 	bwdIn := upload(t, d, encode(dt, yIn), off)
@@ -331,11 +331,20 @@ func check(t testing.TB, d *Device, p problem, dt Dtype, tier Tier, off int) str
 func tiers(d *Device, p problem, dt Dtype, v *layout.View) []Tier {
 	out := []Tier{TierAuto}
 	for t := TierRows; t <= TierGrid; t++ {
-		if d.eligible(&call{dt: dt, v: v}, t) {
+		if eligible(d, &call{dt: dt, v: v}, t) {
 			out = append(out, t)
 		}
 	}
 	return out
+}
+
+// eligible is d.eligible inside do: the grid tier asks the driver for
+// occupancy, which needs the device's context current.
+func eligible(d *Device, c *call, t Tier) (ok bool) {
+	if err := d.do(func() error { ok = d.eligible(c, t); return nil }); err != nil {
+		panic(err)
+	}
+	return ok
 }
 
 func run(t *testing.T, d *Device, p problem, dt Dtype, only ...Tier) {
@@ -648,15 +657,12 @@ func TestGPUDispatch(t *testing.T) {
 	}
 	sms := d.sms
 	edge := d.kernels["softmax_fwd_cached_f32"].dynSmem / 4
-	// gridOr is the grid tier where the device has cooperative launches,
-	// else the tier taken without.
-	gridOr := func(without Tier) Tier {
-		if d.coop {
-			return TierGrid
-		}
-		return without
+	// grid is the grid tier where the device has cooperative launches,
+	// else the split tier.
+	grid := TierSplit
+	if d.coop {
+		grid = TierGrid
 	}
-	grid := gridOr(TierSplit)
 	// cluster is the cluster tier where the device has clusters, else
 	// the tier taken without.
 	cluster := func(without Tier) Tier {
@@ -677,22 +683,23 @@ func TestGPUDispatch(t *testing.T) {
 		{Float32, []int{1000, 16384}, -1, TierRows},
 		{Float32, []int{1000, 16385}, -1, TierBlock}, // unmasked float32: no clusters
 		{Float32, []int{1000, edge + 1}, -1, TierBlock},
-		{Float32, []int{2*sms - 1, splitMinN}, -1, grid}, // 4 blocks per SM
+		{Float32, []int{2*sms - 1, splitMinN}, -1, TierSplit},
 		{Float32, []int{2 * sms, splitMinN}, -1, TierRows},
 		{Float32, []int{4, splitMinN - 1}, -1, TierRows},
 		{Float32, []int{4, 1 << 25}, -1, TierSplit}, // 4 MB per block: more than shared memory holds
-		{Float32, []int{4, 1 << 20}, -1, grid},
+		{Float32, []int{4, 1 << 20}, -1, TierSplit}, // 127 KB per block: the grid tier is slower
+		{Float32, []int{4, 1 << 18}, -1, grid},      // 32 KB per block
+		{Float32, []int{1, 1 << 20}, -1, grid},
 		{Float32, []int{1, splitMinN}, -1, grid},
-		{Float32, []int{sms, splitMinN}, -1, grid},
-		{Float32, []int{sms + 1, splitMinN}, -1, grid},
+		{Float32, []int{gridMaxRows, splitMinN}, -1, grid},
+		{Float32, []int{gridMaxRows + 1, splitMinN}, -1, TierSplit},
+		{Float16, []int{4, 1 << 20}, -1, TierSplit}, // 64 KB per block
 		{Float16, []int{1000, 32768}, -1, TierRows},
 		{Float16, []int{1000, 32769}, -1, cluster(TierBlock)},      // 4 blocks of 288
 		{Float16, []int{1000, 131072}, -1, cluster(TierBlock)},     // 8 blocks of 512
 		{Float16, []int{1000, 131073}, -1, TierBlock},              // blocks of 1024: no clusters
-		{Float16, []int{sms/4 - 1, 32769}, -1, grid},               // fewer blocks than SMs
-		{Float16, []int{sms/4 + 1, 32769}, -1, gridOr(cluster(TierSplit))}, // a block for every SM
-		{Float16, []int{2 * sms / 3, 32769}, -1, gridOr(cluster(TierSplit))},
-		{Float16, []int{sms + 1, 32769}, -1, gridOr(cluster(TierSplit))},
+		{Float16, []int{sms/4 - 1, 32769}, -1, TierSplit},          // fewer blocks than SMs
+		{Float16, []int{sms/4 + 1, 32769}, -1, cluster(TierSplit)}, // a block for every SM
 		{Float16, []int{2 * sms, 32769}, -1, cluster(TierBlock)}, // not few rows
 	} {
 		if got := plan(&call{dt: c.dt, v: v(c.shape, c.axis)}); got != c.want {

@@ -111,8 +111,8 @@ func aligned(bufs []cu.DevicePtr, n int) bool {
 //	SOFTMAX_CLUSTER=1 and the cluster tier holds the row -> cluster
 //	row fits 1024 threads' registers (gpu.RowsShape),
 //	  unless rows < 2*SMs and n >= 16384                -> rows
-//	rows < 2*SMs and n >= 16384, and the grid tier holds
-//	  the rows (gridShape)                              -> grid
+//	rows <= 16 and n >= 16384, and the grid tier holds
+//	  them in at most 48 KB per block (gridPays)        -> grid
 //	the cluster tier pays (clusterPays)                 -> cluster
 //	rows < 2*SMs and n >= 16384 (and rows <= 65535)     -> split
 //	otherwise                                           -> block
@@ -130,7 +130,7 @@ func (d *Device) planTier(c *call) Tier {
 		return TierCluster
 	case d.eligible(c, TierRows) && !(rows < splitRowsPer*int64(d.sms) && n >= splitMinN):
 		return TierRows
-	case rows < splitRowsPer*int64(d.sms) && n >= splitMinN && gpu.GridOn() && d.eligible(c, TierGrid):
+	case rows <= gridMaxRows && n >= splitMinN && d.gridPays(c):
 		return TierGrid
 	case d.clusterPays(c):
 		return TierCluster
@@ -173,6 +173,27 @@ func (d *Device) eligible(c *call, t Tier) bool {
 	return false
 }
 
+// Dispatch takes the grid tier for at most gridMaxRows rows whose blocks
+// hold at most gridMaxSmem bytes each: measured on the H200 at 1 and 4
+// rows (docs/PERFORMANCE.md, GPU entry 9), it beat the split tier by up to
+// 30% with chunks of 8-32 KB, tied at 64 KB and lost up to 10% at 127 KB
+// (each block loads, reduces and writes one after the other, so longer
+// chunks serialize more). More rows were not measured.
+const (
+	gridMaxRows = 16
+	gridMaxSmem = 48 << 10
+)
+
+// gridPays says whether dispatch takes the grid tier for c (see
+// gridMaxRows); SOFTMAX_GRID=0 turns it off.
+func (d *Device) gridPays(c *call) bool {
+	if !gpu.GridOn() {
+		return false
+	}
+	p, ok := d.gridShape(c)
+	return ok && p.smem <= gridMaxSmem
+}
+
 // gridMaxPerSM is the most blocks per SM the grid tier launches, so it
 // computes at most gridMaxPerSM*SMs rows.
 const gridMaxPerSM = 4
@@ -202,11 +223,14 @@ func (d *Device) gridShape(c *call) (p plan, ok bool) {
 		if c.bwd {
 			p.smem *= 2
 		}
-		// Enough threads that each takes at most 2 packs, from 128 up to
-		// 1024 (the SM's 2048 shared among the blocks): every pass over the
-		// cache is instructions, not memory.
-		p.threads = max(128, min(1024, 2048/perSM, nextPow2(int(ceilDiv(p.chunk, 2*pk)))))
-		if p.threads <= k.maxThreads && d.occupancy(k, p.threads, p.smem) >= perSM {
+		// Enough threads that each takes at most 2 packs (every pass over
+		// the cache is instructions, not memory), from 128 up to what lets
+		// perSM blocks share an SM.
+		p.threads = max(128, min(1024, k.maxThreads, nextPow2(int(ceilDiv(p.chunk, 2*pk)))))
+		for p.threads > 128 && d.occupancy(k, p.threads, p.smem) < perSM {
+			p.threads /= 2
+		}
+		if d.occupancy(k, p.threads, p.smem) >= perSM {
 			return p, true
 		}
 	}

@@ -30,7 +30,7 @@ step() { # name timeout command...
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader >"$logs/gpu.txt" 2>&1
 step tests 200 "$bin" -test.v -test.count=1 -test.run GPU
 step memcheck 240 compute-sanitizer --tool memcheck --error-exitcode 9 "$bin" -test.short -test.count=1 -test.run GPU
-step racecheck 240 compute-sanitizer --tool racecheck --error-exitcode 9 "$bin" -test.short -test.count=1 -test.run 'GPU(TierBoundaries|SharedMemoryBoundary|Split|Cluster)'
+step racecheck 240 compute-sanitizer --tool racecheck --error-exitcode 9 "$bin" -test.short -test.count=1 -test.run 'GPU(TierBoundaries|SharedMemoryBoundary|Split|Cluster|Grid)'
 
 echo "== failures (first 30) =="
 grep -hE -- '--- FAIL|cuda_test.go:[0-9]+:' "$logs/tests.log" | head -30 | cut -c1-400
