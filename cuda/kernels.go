@@ -303,7 +303,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		// Aligned rows take the pipelined kernel: a grid that fills the
 		// GPU once, each block walking its rows with the next one in
 		// flight.
-		if pipe := d.kernels[gpu.PipeKernel(c.dt, c.bwd, k, masked)]; p.vec && pipe != nil && !d.noPipe && gpu.PipeOn(c.dt, masked) {
+		if pipe := d.kernels[gpu.PipeKernel(c.dt, c.bwd, k, masked)]; p.vec && pipe != nil && !d.noPipe && gpu.PipeOn(c.dt, c.bwd, k, masked) {
 			smem := gpu.PipeSmem(c.dt, c.bwd, masked, k, threads)
 			if per := d.occupancy(pipe, threads, smem); per > 0 {
 				p.names[0], p.smem = pipe.name, smem

@@ -50,21 +50,23 @@ func rowsK(t Dtype, bwd, masked bool, packs int64) (prefer, most int) {
 	return prefer, most
 }
 
-// PipeOn says whether tier 1 takes its pipelined kernels when it can: for
-// the half types, and for masked rows (their mask bytes are copied ahead
-// too). Unmasked float32 rows ran faster without (docs/PERFORMANCE.md, GPU
+// PipeOn says whether tier 1 takes its pipelined kernels for k packs per
+// thread when it can: for the half types, for masked rows (their mask
+// bytes are copied ahead too), and for float32 backward at K = 4. Other
+// unmasked float32 rows ran faster without (docs/PERFORMANCE.md, GPU
 // entry 3): four 16-byte loads per thread already keep enough bytes in
-// flight, and the copy through shared memory costs instructions.
-// SOFTMAX_PIPE=0 turns them off, SOFTMAX_PIPE=1 on everywhere (tuning
-// knobs for benchmarks, read once at start).
-func PipeOn(t Dtype, masked bool) bool {
+// flight, and the copy through shared memory costs instructions; backward
+// at K = 4 (long rows, 512-thread groups) ran 5-8% faster with
+// (2048x8192, entry 9). SOFTMAX_PIPE=0 turns them off, SOFTMAX_PIPE=1 on
+// everywhere (tuning knobs for benchmarks, read once at start).
+func PipeOn(t Dtype, bwd bool, k int, masked bool) bool {
 	switch pipeSetting {
 	case "0":
 		return false
 	case "1":
 		return true
 	}
-	return masked || t == Float16 || t == BFloat16
+	return masked || t == Float16 || t == BFloat16 || t == Float32 && bwd && k == 4
 }
 
 var pipeSetting = os.Getenv("SOFTMAX_PIPE")
