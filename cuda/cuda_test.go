@@ -700,7 +700,7 @@ func TestGPUDispatch(t *testing.T) {
 		{Float16, []int{1000, 131073}, -1, TierBlock},              // blocks of 1024: no clusters
 		{Float16, []int{sms/4 - 1, 32769}, -1, TierSplit},          // fewer blocks than SMs
 		{Float16, []int{sms/4 + 1, 32769}, -1, cluster(TierSplit)}, // a block for every SM
-		{Float16, []int{2 * sms, 32769}, -1, cluster(TierBlock)}, // not few rows
+		{Float16, []int{2 * sms, 32769}, -1, cluster(TierBlock)},   // not few rows
 	} {
 		if got := plan(&call{dt: c.dt, v: v(c.shape, c.axis)}); got != c.want {
 			t.Errorf("%v shape %v axis %d: tier %v, want %v", c.dt, c.shape, c.axis, got, c.want)
