@@ -389,34 +389,43 @@ struct SumOp {
 	template <typename V> __device__ __forceinline__ V operator()(V a, V b) const { return a + b; }
 };
 
-// GradSum is a backward row sum c (sum(dy*y), log: sum(dy)) in type C
-// and, for log-softmax, flags about the kept y (any: GradStats, below).
-template <typename C> struct GradSum {
-	C c;
+// GradStats is the backward row sum c (sum(dy*y), log: sum(dy)) and, for
+// log-softmax, whether any kept y is not -Inf. c is a float64 for the same
+// reason as Stats.s.
+template <typename A> struct GradStats {
+	double c;
 	int any;
 };
-template <typename C> __device__ __forceinline__ GradSum<C> shfl(GradSum<C> v, int lane_mask, int width) {
+template <typename A> __device__ __forceinline__ GradStats<A> shfl(GradStats<A> v, int lane_mask, int width) {
 	v.c = sm_shfl_xor(v.c, lane_mask, width);
 	v.any = sm_shfl_xor(v.any, lane_mask, width);
 	return v;
 }
 struct GradOp {
-	template <typename C> __device__ __forceinline__ GradSum<C> operator()(GradSum<C> a, GradSum<C> b) const {
-		return GradSum<C>{a.c + b.c, a.any | b.any};
+	template <typename A> __device__ __forceinline__ GradStats<A> operator()(GradStats<A> a, GradStats<A> b) const {
+		return GradStats<A>{a.c + b.c, a.any | b.any};
 	}
 };
 
-// GradStats is the long-row tiers' GradSum: any says whether some kept y
-// is not -Inf; c is a float64 for the same reason as Stats.s (a thread
-// sums thousands of terms).
-template <typename A> using GradStats = GradSum<double>;
-
-// RowGrad is tier 1's GradSum, in the compute type: one shuffle and one
-// add per step where a float64 takes two and a float64 add. A row there
-// has at most 1024 threads' partials, so a float32 sum adds at most 10
-// roundings: 6e-7 of the sum of |terms|, which is what the gradient
+// RowGrad is tier 1's GradStats: the sum in the compute type, one shuffle
+// and one add per step where a float64 takes two and a float64 add. A row
+// there has at most 1024 threads' partials, so a float32 sum adds at most
+// 10 roundings: 6e-7 of the sum of |terms|, which is what the gradient
 // tolerance (1e-5) is relative to.
-template <typename A> using RowGrad = GradSum<A>;
+template <typename A> struct RowGrad {
+	A c;
+	int any;
+};
+template <typename A> __device__ __forceinline__ RowGrad<A> shfl(RowGrad<A> v, int lane_mask, int width) {
+	v.c = sm_shfl_xor(v.c, lane_mask, width);
+	v.any = sm_shfl_xor(v.any, lane_mask, width);
+	return v;
+}
+struct RowGradOp {
+	template <typename A> __device__ __forceinline__ RowGrad<A> operator()(RowGrad<A> a, RowGrad<A> b) const {
+		return RowGrad<A>{a.c + b.c, a.any | b.any};
+	}
+};
 
 // warp_reduce combines v over aligned groups of width lanes (a power of two
 // up to SM_WARP); every lane of the warp must call it.
@@ -1004,7 +1013,7 @@ __device__ __forceinline__ void bwd_row(const T* y, const T* dy, T* dx, const Vi
 		}
 	}
 	RowGrad<A> gs{part, (ymax > -sm_inf<A>() ? 1 : 0) | (ymax > A(64) ? 2 : 0)};
-	gs = g.reduce(gs, GradOp(), RowGrad<A>{A(0), 0});
+	gs = g.reduce(gs, RowGradOp(), RowGrad<A>{A(0), 0});
 	const double c = gs.c, sc = v.scale * c;
 	const bool exact = valid && (!(c - c == 0.0) || // c not finite,
 	                             (v.log && (!(gs.any & 1) || !log_grad_fast<T>(sc, gs.any & 2)))); // or see log_grad
