@@ -407,26 +407,6 @@ struct GradOp {
 	}
 };
 
-// RowGrad is tier 1's GradStats: the sum in the compute type, one shuffle
-// and one add per step where a float64 takes two and a float64 add. A row
-// there has at most 1024 threads' partials, so a float32 sum adds at most
-// 10 roundings: 6e-7 of the sum of |terms|, which is what the gradient
-// tolerance (1e-5) is relative to.
-template <typename A> struct RowGrad {
-	A c;
-	int any;
-};
-template <typename A> __device__ __forceinline__ RowGrad<A> shfl(RowGrad<A> v, int lane_mask, int width) {
-	v.c = sm_shfl_xor(v.c, lane_mask, width);
-	v.any = sm_shfl_xor(v.any, lane_mask, width);
-	return v;
-}
-struct RowGradOp {
-	template <typename A> __device__ __forceinline__ RowGrad<A> operator()(RowGrad<A> a, RowGrad<A> b) const {
-		return RowGrad<A>{a.c + b.c, a.any | b.any};
-	}
-};
-
 // warp_reduce combines v over aligned groups of width lanes (a power of two
 // up to SM_WARP); every lane of the warp must call it.
 template <typename V, typename Op> __device__ __forceinline__ V warp_reduce(V v, Op op, int width) {
@@ -436,26 +416,15 @@ template <typename V, typename Op> __device__ __forceinline__ V warp_reduce(V v,
 
 // block_reduce combines v over the block and returns the result to every
 // thread. blockDim.x must be a multiple of SM_WARP; every thread must call it.
-// The second step combines the warps' values in groups of the warp count
-// rounded up to a power of two, every group the same values in the same
-// order, so every thread gets the same bits in as few shuffles as the
-// warps need.
 template <typename V, typename Op> __device__ __forceinline__ V block_reduce(V v, Op op, V identity) {
 	__shared__ V slots[SM_MAX_WARPS];
 	v = warp_reduce(v, op, SM_WARP);
 	const int lane = threadIdx.x % SM_WARP, warp = threadIdx.x / SM_WARP;
-	const int warps = blockDim.x / SM_WARP;
-	int width = 1;
-	while (width < warps) width *= 2;
 	__syncthreads(); // the slots may still be read by an earlier reduction
 	if (lane == 0) slots[warp] = v;
 	__syncthreads();
-	const int q = lane & (width - 1);
-	v = q < warps ? slots[q] : identity;
-#pragma unroll
-	for (int mask = SM_WARP / 2; mask > 0; mask /= 2)
-		if (mask < width) v = op(v, shfl(v, mask, SM_WARP)); // width is the same in every thread
-	return v;
+	v = lane < (int)(blockDim.x / SM_WARP) ? slots[lane] : identity;
+	return warp_reduce(v, op, SM_WARP);
 }
 
 // ---------------------------------------------------------------- output --
@@ -992,12 +961,9 @@ __device__ __forceinline__ void bwd_row(const T* y, const T* dy, T* dx, const Vi
                                         const RowGroup& g, typename Num<T>::acc* vy, typename Num<T>::acc* vg) {
 	typedef typename Num<T>::acc A;
 	constexpr int C = K * PackWidth<T, 64>::value;
-	// A thread sums its terms in A (float32 for float32 and the halves:
-	// float32 has at most 16 terms, 16 roundings, 1e-6 of the sum of
-	// |terms|; the halves 32, under their 2-ulp tolerance by far), the
-	// group too (RowGrad: 6e-7 more); with log_grad's 7e-6 that stays
-	// inside the 1e-5 gradient tolerance, which is relative to the sum of
-	// |terms|. For
+	// A thread sums its at most 16 terms in A (float32 for float32 and
+	// the halves: at most 16 roundings, 1e-6 of the sum of |terms|, inside
+	// the 1e-5 gradient tolerance), the group in float64 as Stats.s. For
 	// log-softmax, any's bit 0 says some y is above -Inf: from the
 	// maximum, which ignores NaN, so a row of NaN and -Inf goes to the exact
 	// path, which counts NaN; bit 1 says some y is above 64, past what
@@ -1012,8 +978,8 @@ __device__ __forceinline__ void bwd_row(const T* y, const T* dy, T* dx, const Vi
 			part += vg[i] * vy[i];
 		}
 	}
-	RowGrad<A> gs{part, (ymax > -sm_inf<A>() ? 1 : 0) | (ymax > A(64) ? 2 : 0)};
-	gs = g.reduce(gs, RowGradOp(), RowGrad<A>{A(0), 0});
+	GradStats<A> gs{(double)part, (ymax > -sm_inf<A>() ? 1 : 0) | (ymax > A(64) ? 2 : 0)};
+	gs = g.reduce(gs, GradOp(), GradStats<A>{0.0, 0});
 	const double c = gs.c, sc = v.scale * c;
 	const bool exact = valid && (!(c - c == 0.0) || // c not finite,
 	                             (v.log && (!(gs.any & 1) || !log_grad_fast<T>(sc, gs.any & 2)))); // or see log_grad
