@@ -111,3 +111,33 @@ func TestClusterShape(t *testing.T) {
 		t.Errorf("%d cluster kernels; want 18", got)
 	}
 }
+
+// TestPipeOn pins which tier 1 rows take the pipelined kernels by default:
+// the half types, masked rows, and float32 backward at K = 4 only.
+func TestPipeOn(t *testing.T) {
+	defer func(s string) { pipeSetting = s }(pipeSetting)
+	pipeSetting = ""
+	for _, c := range []struct {
+		dt     Dtype
+		bwd    bool
+		k      int
+		masked bool
+		want   bool
+	}{
+		{Float32, false, 4, false, false},
+		{Float32, true, 2, false, false},
+		{Float32, true, 4, false, true},
+		{Float32, false, 2, true, true},
+		{Float64, true, 4, false, false},
+		{Float16, false, 2, false, true},
+		{BFloat16, true, 4, false, true},
+	} {
+		if got := PipeOn(c.dt, c.bwd, c.k, c.masked); got != c.want {
+			t.Errorf("PipeOn(%v, bwd %v, k %d, masked %v) = %v, want %v", c.dt, c.bwd, c.k, c.masked, got, c.want)
+		}
+	}
+	pipeSetting = "0"
+	if PipeOn(Float16, false, 2, false) {
+		t.Error("SOFTMAX_PIPE=0: pipelined kernels still taken")
+	}
+}
