@@ -60,8 +60,8 @@ __device__ __forceinline__ void grid_landed() {
 	__syncthreads();
 }
 
-// grid_part reads part j of a row through L2 (another multiprocessor wrote
-// it during this launch; L1 is not coherent).
+// grid_part reads a Part through L2 (another multiprocessor wrote it
+// during this launch; L1 is not coherent).
 __device__ __forceinline__ Part grid_part(const Part* p) {
 	return Part{__ldcg(&p->m), __ldcg(&p->s), __ldcg(&p->nan), __ldcg(&p->infs)};
 }
@@ -80,18 +80,18 @@ struct GridSlice {
 	}
 };
 
-// grid_unit is what one thread takes of the cache at a time: a 16-byte
-// pack where every pack is aligned (vec), else one element. U is its
-// width; unit u holds chunk columns [u*U, (u+1)*U).
+// GridUnits is the cache as units of what one thread takes at a time: a
+// 16-byte pack where every pack is aligned (vec), else one element. U is
+// the unit's width; unit u holds chunk columns [u*U, (u+1)*U).
 template <typename T, int U> struct GridUnits {
 	Pack<T, U>* p;
 	int count;
 	__device__ __forceinline__ GridUnits(T* cache, int len) : p(reinterpret_cast<Pack<T, U>*>(cache)), count(len / U) {}
 };
 
-// grid_filter replaces the entries of unit u that the row does not keep
-// (mask, causal limit) with fill, in the cache itself, so later passes
-// need no mask; keep bits all set where nothing is filtered.
+// grid_filter replaces the entries of a unit that the row does not keep
+// (keep's bits clear: mask, causal limit) with fill; the caller writes
+// the unit back to the cache, so later passes need no mask.
 template <typename T, int U>
 __device__ __forceinline__ void grid_filter(Pack<T, U>& q, unsigned keep, typename Num<T>::acc fill) {
 	if (keep == (1u << U) - 1) return;
