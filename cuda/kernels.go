@@ -130,7 +130,7 @@ func (d *Device) planTier(c *call) Tier {
 		return TierCluster
 	case d.eligible(c, TierRows) && !(rows < splitRowsPer*int64(d.sms) && n >= splitMinN):
 		return TierRows
-	case rows <= gridMaxRows && n >= splitMinN && d.gridPays(c):
+	case n >= splitMinN && d.gridPays(c):
 		return TierGrid
 	case d.clusterPays(c):
 		return TierCluster
@@ -184,10 +184,10 @@ const (
 	gridMaxSmem = 48 << 10
 )
 
-// gridPays says whether dispatch takes the grid tier for c (see
-// gridMaxRows); SOFTMAX_GRID=0 turns it off.
+// gridPays says whether dispatch takes the grid tier for c, rows of at
+// least 16384 columns (see gridMaxRows); SOFTMAX_GRID=0 turns it off.
 func (d *Device) gridPays(c *call) bool {
-	if !gpu.GridOn() {
+	if !gpu.GridOn() || c.v.Outer > gridMaxRows {
 		return false
 	}
 	p, ok := d.gridShape(c)
