@@ -46,7 +46,7 @@ func kernelNames() []string {
 	for dt := gpu.Float32; dt <= gpu.BFloat16; dt++ {
 		s := dt.Suffix()
 		for _, dir := range []string{"fwd", "bwd"} {
-			for _, k := range gpu.RowsKs(dir == "bwd") {
+			for _, k := range gpu.RowsKs() {
 				for _, m := range []bool{false, true} {
 					names = append(names, gpu.RowsKernel(dt, dir == "bwd", k, m), gpu.PipeKernel(dt, dir == "bwd", k, m))
 				}

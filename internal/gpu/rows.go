@@ -77,9 +77,9 @@ var pipeSetting = os.Getenv("SOFTMAX_PIPE")
 // A tuning knob for benchmarks, read once at start.
 var rowsPreferOverride, _ = strconv.Atoi(os.Getenv("SOFTMAX_ROWS_K"))
 
-// RowsKs lists the K values with a kernel in one direction
+// RowsKs lists the K values with a kernel, the same forward and backward
 // (cukernels/softmax.cu instantiates the same).
-func RowsKs(bwd bool) []int { return []int{1, 2, 4} }
+func RowsKs() []int { return []int{1, 2, 4} }
 
 // RowsMaxGroup is the largest group tier 1's kernels for K packs per
 // thread run: backward K = 4 holds 64 values per thread, which needs the

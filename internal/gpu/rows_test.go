@@ -30,7 +30,7 @@ func TestRowsShape(t *testing.T) {
 					switch {
 					case k*w*p < n:
 						t.Fatalf("%v bwd=%v n %d: k %d w %d cover %d columns", dt, bwd, n, k, w, k*w*p)
-					case !slices.Contains(RowsKs(bwd), k):
+					case !slices.Contains(RowsKs(), k):
 						t.Fatalf("%v bwd=%v n %d: no kernel for k %d", dt, bwd, n, k)
 					case w > RowsMaxGroup(bwd, k) || (w <= warp && !pow2) || (w > warp && w%warp != 0):
 						t.Fatalf("%v bwd=%v warp %d n %d: w %d", dt, bwd, warp, n, w)
