@@ -19,11 +19,14 @@
 #endif
 
 // Every kernel may run 1024-thread blocks (launch bounds SM_MAX_THREADS)
-// but the masked pipelined ones, which keep the mask state besides the row
-// and would spill at the 64 registers a 1024-thread block leaves a thread:
-// the Go side sends masked rows that need more threads to the plain
-// kernels.
-#define SM_PIPE_MASKED_THREADS 512
+// but some masked pipelined ones, which keep the mask slots besides the
+// row and would spill at the 64 registers a 1024-thread block leaves a
+// thread: forward at K = 4 for the half types and float64, and backward.
+// Forward float32 and K <= 2 fit 64 (ptxas), which lets twice the warps
+// run per SM. The Go side sends masked rows that need more threads to the
+// plain kernels.
+#define SM_PIPE_MASKED_THREADS(K, T) ((K) == 4 && sizeof(T) != 4 ? 512 : SM_MAX_THREADS)
+#define SM_PIPE_MASKED_BWD_THREADS 512
 // Backward K = 4 holds 64 values per thread (y and dy): it fits the 128
 // registers of a 512-thread block, so its kernels run at most 512 threads
 // and the Go side takes K = 4 only for rows of at most 512 threads.
@@ -43,18 +46,23 @@
 
 // Tier 1 holds K 16-byte packs per thread in registers; "m" instances
 // apply a mask or causal limit, "pipe" instances copy the next row ahead
-// through shared memory.
+// through shared memory. "pipe..c" instances are the masked pipelined
+// ones for a causal limit without a mask buffer: with no mask state they
+// fit the registers of unmasked kernels, so twice the warps of "m" ones
+// run per SM.
 #define SM_ROWS_FWD(K, S, T)                                                                     \
 	SM_FWD(rows##K, S, T, SM_MAX_THREADS, (fwd_rows<T, K, false>(x, y, v, vec != 0, (int)group)))   \
 	SM_FWD(rows##K##m, S, T, SM_MAX_THREADS, (fwd_rows<T, K, true>(x, y, v, vec != 0, (int)group))) \
 	SM_FWD(pipe##K, S, T, SM_MAX_THREADS, (fwd_pipe<T, K, false>(x, y, v, (int)group)))             \
-	SM_FWD(pipe##K##m, S, T, SM_PIPE_MASKED_THREADS, (fwd_pipe<T, K, true>(x, y, v, (int)group)))
+	SM_FWD(pipe##K##m, S, T, SM_PIPE_MASKED_THREADS(K, T), (fwd_pipe<T, K, true>(x, y, v, (int)group))) \
+	SM_FWD(pipe##K##c, S, T, SM_MAX_THREADS, (fwd_pipe<T, K, true>(x, y, v.unmasked(), (int)group)))
 #define SM_ROWS_BWD_B(K, S, T, BOUND, MBOUND)                                                          \
 	SM_BWD(rows##K, S, T, BOUND, (bwd_rows<T, K, false>(y, dy, dx, v, vec != 0, (int)group)))              \
 	SM_BWD(rows##K##m, S, T, BOUND, (bwd_rows<T, K, true>(y, dy, dx, v, vec != 0, (int)group)))            \
 	SM_BWD(pipe##K, S, T, BOUND, (bwd_pipe<T, K, false>(y, dy, dx, v, (int)group)))                        \
-	SM_BWD(pipe##K##m, S, T, MBOUND, (bwd_pipe<T, K, true>(y, dy, dx, v, (int)group)))
-#define SM_ROWS_BWD(K, S, T) SM_ROWS_BWD_B(K, S, T, SM_MAX_THREADS, SM_PIPE_MASKED_THREADS)
+	SM_BWD(pipe##K##m, S, T, MBOUND, (bwd_pipe<T, K, true>(y, dy, dx, v, (int)group)))                     \
+	SM_BWD(pipe##K##c, S, T, BOUND, (bwd_pipe<T, K, true>(y, dy, dx, v.unmasked(), (int)group)))
+#define SM_ROWS_BWD(K, S, T) SM_ROWS_BWD_B(K, S, T, SM_MAX_THREADS, SM_PIPE_MASKED_BWD_THREADS)
 
 #define SM_OTHER_TIERS(S, T)                                                                               \
 	SM_FWD(cached, S, T, SM_MAX_THREADS, (fwd_cached<T>(x, y, v, vec != 0)))                                \

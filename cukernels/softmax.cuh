@@ -231,15 +231,20 @@ struct View {
 	i64 mi_size[4], mi_stride[4];
 	Expo ex; // make_expo(scale)
 
-	// Unit dimensions are skipped and indices that fit 32 bits divide in 32
-	// bits: a 64-bit division is a long software routine, and tier 1 takes
-	// this once per row.
+	// Unit dimensions are skipped, the outermost (size 0: what is left of
+	// o is below its size) is taken without a division, and indices that
+	// fit 32 bits divide in 32 bits: a 64-bit division is a long software
+	// routine, and tier 1 takes this once per row.
 	__device__ __forceinline__ i64 mask_row(i64 o) const {
 		i64 off = 0;
 #pragma unroll
 		for (int d = 0; d < 4; ++d) {
 			const i64 sz = mo_size[d];
 			if (sz == 1) continue;
+			if (sz == 0) {
+				off += o * mo_stride[d];
+				break;
+			}
 			i64 q;
 			if ((unsigned long long)o <= 0xffffffffull && (unsigned long long)sz <= 0xffffffffull) {
 				q = (i64)((unsigned)o / (unsigned)sz);
@@ -259,6 +264,13 @@ struct View {
 			i /= mi_size[d];
 		}
 		return off;
+	}
+	// unmasked is this view without its mask buffer, a compile-time null
+	// that removes the mask code from a kernel (causal-only instances).
+	__device__ __forceinline__ View unmasked() const {
+		View u = *this;
+		u.mask = nullptr;
+		return u;
 	}
 	// kept is the number of leading columns of row o that causal masking
 	// keeps (n without causal).
@@ -655,23 +667,90 @@ __device__ __forceinline__ void row_load(const T* r, int n, const RowGroup& g, b
 	}
 }
 
-// row_mask replaces the masked columns of this thread's packs with fill.
-template <typename T, int K>
-__device__ __forceinline__ void row_mask(const View& v, i64 row, int n, const RowGroup& g, bool vec,
-                                         typename Num<T>::acc fill, typename Num<T>::acc* val) {
-	constexpr int P = PackWidth<T, 64>::value;
-	const int kept = (int)v.kept(row);
-	const i64 mrow = v.mask ? v.mask_row(row) : 0;
-	const bool vmask = v.mask && vec && v.mstride == 1 && (unsigned long long)(v.mask + mrow) % P == 0;
+// MaskWord is the integer that holds a pack's P mask bytes (P <= 8), so a
+// pack's bytes are read in one access and tested in place: one LOP3 and
+// one select per column, where unpacking the bytes into registers of their
+// own cost registers (spills at K = 4) and instructions.
+template <int P> struct MaskWord { typedef unsigned type; };
+template <> struct MaskWord<2> { typedef unsigned short type; };
+template <> struct MaskWord<8> { typedef unsigned long long type; };
+
+// RowKeep is which of this thread's K packs of a row are kept. With a mask
+// it holds each pack's mask bytes (nonzero: kept) with the causal limit
+// folded in; without one, only the causal limit lim. The bytes are read
+// for all K packs before any is used, so a row waits on memory once for
+// its mask, not once per pack.
+template <typename T, int K> struct RowKeep {
+	static constexpr int P = PackWidth<T, 64>::value;
+	typedef typename MaskWord<P>::type W;
+	W w[K];
+	int lim; // columns from lim on are masked
+	bool mask;
+
+	// cut folds lim into the word of the pack that lim cuts: it keeps
+	// only the bytes of its columns below lim (packs from lim on were not
+	// read: their words are 0).
+	__device__ __forceinline__ void cut(const RowGroup& g) {
 #pragma unroll
-	for (int p = 0; p < K; ++p) {
-		const int col = (p * g.W + g.lane) * P;
-		if (col >= n) continue;
-		const unsigned b = row_keep<P>(v, mrow, kept, col, vmask);
-#pragma unroll
-		for (int j = 0; j < P; ++j)
-			if (!(b >> j & 1u)) val[p * P + j] = fill;
+		for (int p = 0; p < K; ++p) {
+			const int col = (p * g.W + g.lane) * P;
+			if (col + P > lim && col < lim) w[p] &= (W)((1ull << (8 * (lim - col))) - 1); // lim - col < P <= 8
+		}
 	}
+	// apply replaces the masked columns of val with fill. Columns from lim
+	// on whose pack starts past lim already hold fill (their loads were
+	// skipped), so without a mask only the pack that lim cuts is touched.
+	__device__ __forceinline__ void apply(const RowGroup& g, typename Num<T>::acc fill,
+	                                      typename Num<T>::acc* val) const {
+#pragma unroll
+		for (int p = 0; p < K; ++p) {
+			const int col = (p * g.W + g.lane) * P;
+			if (mask) {
+#pragma unroll
+				for (int j = 0; j < P; ++j)
+					if (!(w[p] & ((W)0xff << (8 * j)))) val[p * P + j] = fill;
+			} else if (col < lim && col + P > lim) {
+#pragma unroll
+				for (int j = 0; j < P; ++j)
+					if (col + j >= lim) val[p * P + j] = fill;
+			}
+		}
+	}
+};
+
+// row_keep_load reads the mask bytes of this thread's packs of row and
+// folds in the causal limit: one access per pack when vec and the row's
+// mask is one aligned run of bytes (mstride 1). One exit, no early
+// returns: a RowKeep built on several paths ends up in local memory.
+template <typename T, int K>
+__device__ __forceinline__ RowKeep<T, K> row_keep_load(const View& v, i64 row, int n, const RowGroup& g, bool vec) {
+	constexpr int P = PackWidth<T, 64>::value;
+	typedef typename RowKeep<T, K>::W W;
+	RowKeep<T, K> k;
+	k.lim = min(n, (int)v.kept(row));
+	k.mask = v.mask != nullptr;
+	const i64 mrow = k.mask ? v.mask_row(row) : 0;
+	const unsigned char* mr = v.mask + mrow;
+	const bool words = vec && v.mstride == 1 && (unsigned long long)mr % P == 0;
+#pragma unroll
+	for (int p = 0; p < K; ++p) k.w[p] = 0;
+	if (k.mask && words) {
+		// All K reads are issued before any word is used.
+#pragma unroll
+		for (int p = 0; p < K; ++p) {
+			const int col = (p * g.W + g.lane) * P;
+			if (col < k.lim) k.w[p] = *reinterpret_cast<const W*>(mr + col);
+		}
+		k.cut(g);
+	} else if (k.mask) {
+#pragma unroll
+		for (int p = 0; p < K; ++p) {
+			const int col = (p * g.W + g.lane) * P;
+#pragma unroll
+			for (int j = 0; j < P; ++j) k.w[p] |= (W)v.keeps32(mrow, k.lim, col + j) << (8 * j);
+		}
+	}
+	return k;
 }
 
 // row_store writes this thread's K packs of a row.
@@ -784,7 +863,7 @@ __device__ __forceinline__ void fwd_rows(const T* x, T* y, const View& v, bool v
 		// (log: -Inf) whatever they hold.
 		const int lim = MASKED && valid ? (int)v.kept(row) : n;
 		row_load<T, K>(x + row * v.n, lim, g, valid, vec, -sm_inf<A>(), val);
-		if (MASKED && valid) row_mask<T, K>(v, row, n, g, vec, -sm_inf<A>(), val);
+		if (MASKED && valid) row_keep_load<T, K>(v, row, n, g, vec).apply(g, -sm_inf<A>(), val);
 		fwd_row<T, K>(x, y, v, row, valid, vec, g, val);
 	}
 	g.done();
@@ -821,54 +900,27 @@ __device__ __forceinline__ void pipe_fetch(const T* r, int n, const RowGroup& g,
 }
 
 // pipe_fetch_mask starts copying this thread's mask bytes of a row whose
-// mask starts at mr (mstride 1) into its mask slots, and says whether it
-// did: a row whose mask bytes do not start on a pack boundary is masked
-// from memory instead (row_mask).
+// mask starts at mr, up to its causal limit lim, into its mask slots. The
+// Go side takes the pipelined masked kernels only for masks whose rows are
+// runs of bytes (mstride 1) that start on a pack boundary
+// (gpu.MaskRowsAligned), so every copy is one aligned access.
 template <typename T, int K>
-__device__ __forceinline__ bool pipe_fetch_mask(const unsigned char* mr, int n, const RowGroup& g, bool valid,
+__device__ __forceinline__ void pipe_fetch_mask(const unsigned char* mr, int lim, const RowGroup& g, bool valid,
                                                 Pack<unsigned char, PackWidth<T, 64>::value>* ms) {
 	constexpr int P = PackWidth<T, 64>::value;
-	if (!valid || (unsigned long long)mr % P != 0) return false;
+	if (!valid) return;
 #pragma unroll
 	for (int p = 0; p < K; ++p) {
 		const int col = (p * g.W + g.lane) * P;
-		if (col < n) sm_async_copy<P>(ms + p * blockDim.x, mr + col);
-	}
-	return true;
-}
-
-// pipe_mask replaces the masked columns of this thread's packs with fill,
-// reading the mask bytes from its mask slots (or, when !slotted, from
-// memory).
-template <typename T, int K>
-__device__ __forceinline__ void pipe_mask(const View& v, i64 row, int n, const RowGroup& g, bool slotted,
-                                          const Pack<unsigned char, PackWidth<T, 64>::value>* ms,
-                                          typename Num<T>::acc fill, typename Num<T>::acc* val) {
-	constexpr int P = PackWidth<T, 64>::value;
-	if (v.mask && !slotted) {
-		row_mask<T, K>(v, row, n, g, true, fill, val);
-		return;
-	}
-	const int kept = (int)v.kept(row);
-#pragma unroll
-	for (int p = 0; p < K; ++p) {
-		const int col = (p * g.W + g.lane) * P;
-		if (col >= n) continue;
-		Pack<unsigned char, P> m;
-		if (v.mask) m = ms[p * blockDim.x];
-#pragma unroll
-		for (int j = 0; j < P; ++j)
-			if (col + j >= kept || (v.mask && m.v[j] == 0)) val[p * P + j] = fill;
+		if (col < lim) sm_async_copy<P>(ms + p * blockDim.x, mr + col);
 	}
 }
 
 // PipeMask is a pipelined kernel's mask state: the mask slots and, per
-// stage, whether its row's mask bytes are in them and how many leading
-// columns were copied (the causal limit: later columns are not read).
+// stage, how many leading columns were copied (the causal limit: later
+// columns are not read).
 template <typename T> struct PipeMask {
 	Pack<unsigned char, PackWidth<T, 64>::value>* slots; // 2 stages x K x blockDim
-	bool on;                                            // mask rows may be copied ahead (mstride 1)
-	bool slotted[2];
 	int lim[2];
 };
 
@@ -892,6 +944,34 @@ __device__ __forceinline__ void pipe_take(const Pack<T, PackWidth<T, 64>::value>
 	}
 }
 
+// pipe_take_kept is pipe_take for masked kernels: columns from lim on, and
+// with mask slots ms those whose mask byte is 0, get fill. A pack's mask
+// word is read from its slot as the pack is taken, so no row's worth of
+// mask words stays live (registers: the pipelined masked kernels ran at a
+// quarter of the SM's warps when they did).
+template <typename T, int K>
+__device__ __forceinline__ void pipe_take_kept(const Pack<T, PackWidth<T, 64>::value>* s,
+                                               const Pack<unsigned char, PackWidth<T, 64>::value>* ms, int lim,
+                                               const RowGroup& g, bool valid, typename Num<T>::acc fill,
+                                               typename Num<T>::acc* val) {
+	constexpr int P = PackWidth<T, 64>::value;
+	typedef typename MaskWord<P>::type W;
+#pragma unroll
+	for (int p = 0; p < K; ++p) {
+		const int col = (p * g.W + g.lane) * P;
+		if (valid && col < lim) {
+			const Pack<T, P> pk = s[p * blockDim.x];
+			W w = ms ? *reinterpret_cast<const W*>(ms + p * blockDim.x) : W(~0ull);
+			if (col + P > lim) w &= (W)((1ull << (8 * (lim - col))) - 1); // lim - col < P <= 8
+#pragma unroll
+			for (int j = 0; j < P; ++j) val[p * P + j] = w & ((W)0xff << (8 * j)) ? Num<T>::in(pk.v[j]) : fill;
+		} else {
+#pragma unroll
+			for (int j = 0; j < P; ++j) val[p * P + j] = fill;
+		}
+	}
+}
+
 // pipe_fetch_row starts one row's copies: x (or y and dy) and, for masked
 // kernels, the mask bytes, into stage st.
 template <typename T, int K, bool MASKED>
@@ -903,9 +983,8 @@ __device__ __forceinline__ void pipe_fetch_row(const T* a, const T* b, const Vie
 	const int lim = pm.lim[st] = MASKED && valid ? (int)v.kept(row) : n;
 	pipe_fetch<T, K>(a + row * v.n, lim, g, valid, pipe_slots(sa, K, st));
 	if (b) pipe_fetch<T, K>(b + row * v.n, lim, g, valid, pipe_slots(sb, K, st));
-	if (MASKED && pm.on)
-		pm.slotted[st] =
-		    pipe_fetch_mask<T, K>(valid ? v.mask + v.mask_row(row) : v.mask, n, g, valid, pipe_slots(pm.slots, K, st));
+	if (MASKED && v.mask)
+		pipe_fetch_mask<T, K>(valid ? v.mask + v.mask_row(row) : v.mask, lim, g, valid, pipe_slots(pm.slots, K, st));
 	sm_async_commit();
 }
 
@@ -915,7 +994,7 @@ __device__ __forceinline__ void fwd_pipe(const T* x, T* y, const View& v, int W)
 	constexpr int P = PackWidth<T, 64>::value, C = K * P;
 	Pack<T, P>* slots = reinterpret_cast<Pack<T, P>*>(sm_dynamic);
 	PipeMask<T> pm{reinterpret_cast<Pack<unsigned char, P>*>(slots + 2 * K * blockDim.x),
-	               MASKED && v.mask != nullptr && v.mstride == 1, {false, false}, {0, 0}};
+	               {0, 0}};
 	const RowGroup g(W, CLUSTER);
 	const int n = (int)v.n;
 	const i64 step = g.step();
@@ -926,8 +1005,12 @@ __device__ __forceinline__ void fwd_pipe(const T* x, T* y, const View& v, int W)
 		sm_async_wait_prior(); // this row's copies have landed
 		const bool valid = row < v.rows;
 		A val[C];
-		pipe_take<T, K>(pipe_slots(slots, K, st), pm.lim[st], g, valid, -sm_inf<A>(), val);
-		if (MASKED && valid) pipe_mask<T, K>(v, row, n, g, pm.slotted[st], pipe_slots(pm.slots, K, st), -sm_inf<A>(), val);
+		if (!MASKED) {
+			pipe_take<T, K>(pipe_slots(slots, K, st), n, g, valid, -sm_inf<A>(), val);
+		} else {
+			pipe_take_kept<T, K>(pipe_slots(slots, K, st), v.mask ? pipe_slots(pm.slots, K, st) : nullptr, pm.lim[st],
+			                     g, valid, -sm_inf<A>(), val);
+		}
 		fwd_row<T, K>(x, y, v, row, valid, true, g, val);
 	}
 	sm_async_wait_all();
@@ -1020,8 +1103,9 @@ __device__ __forceinline__ void bwd_rows(const T* y, const T* dy, T* dx, const V
 		row_load<T, K>(y + base, lim, g, valid, vec, yfill, vy);
 		row_load<T, K>(dy + base, lim, g, valid, vec, A(0), vg);
 		if (MASKED && valid) {
-			row_mask<T, K>(v, row, n, g, vec, yfill, vy);
-			row_mask<T, K>(v, row, n, g, vec, A(0), vg);
+			const RowKeep<T, K> keep = row_keep_load<T, K>(v, row, n, g, vec);
+			keep.apply(g, yfill, vy);
+			keep.apply(g, A(0), vg);
 		}
 		bwd_row<T, K>(y, dy, dx, v, row, valid, vec, g, vy, vg);
 	}
@@ -1035,7 +1119,7 @@ __device__ __forceinline__ void bwd_pipe(const T* y, const T* dy, T* dx, const V
 	Pack<T, P>* sy = reinterpret_cast<Pack<T, P>*>(sm_dynamic);
 	Pack<T, P>* sg = sy + 2 * K * blockDim.x;
 	PipeMask<T> pm{reinterpret_cast<Pack<unsigned char, P>*>(sg + 2 * K * blockDim.x),
-	               MASKED && v.mask != nullptr && v.mstride == 1, {false, false}, {0, 0}};
+	               {0, 0}};
 	const RowGroup g(W, CLUSTER);
 	const int n = (int)v.n;
 	const A yfill = v.log ? -sm_inf<A>() : A(0);
@@ -1047,11 +1131,13 @@ __device__ __forceinline__ void bwd_pipe(const T* y, const T* dy, T* dx, const V
 		sm_async_wait_prior();
 		const bool valid = row < v.rows;
 		A vy[C], vg[C];
-		pipe_take<T, K>(pipe_slots(sy, K, st), pm.lim[st], g, valid, yfill, vy);
-		pipe_take<T, K>(pipe_slots(sg, K, st), pm.lim[st], g, valid, A(0), vg);
-		if (MASKED && valid) {
-			pipe_mask<T, K>(v, row, n, g, pm.slotted[st], pipe_slots(pm.slots, K, st), yfill, vy);
-			pipe_mask<T, K>(v, row, n, g, pm.slotted[st], pipe_slots(pm.slots, K, st), A(0), vg);
+		if (!MASKED) {
+			pipe_take<T, K>(pipe_slots(sy, K, st), n, g, valid, yfill, vy);
+			pipe_take<T, K>(pipe_slots(sg, K, st), n, g, valid, A(0), vg);
+		} else {
+			const Pack<unsigned char, P>* ms = v.mask ? pipe_slots(pm.slots, K, st) : nullptr;
+			pipe_take_kept<T, K>(pipe_slots(sy, K, st), ms, pm.lim[st], g, valid, yfill, vy);
+			pipe_take_kept<T, K>(pipe_slots(sg, K, st), ms, pm.lim[st], g, valid, A(0), vg);
 		}
 		bwd_row<T, K>(y, dy, dx, v, row, valid, true, g, vy, vg);
 	}
