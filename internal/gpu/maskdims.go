@@ -4,7 +4,10 @@ import "github.com/gosoftmax/softmax/internal/layout"
 
 // MaskDims is the mask addressing as the kernels take it: the outer index
 // over up to 4 (size, stride) dimensions and the inner index over up to 4,
-// innermost first.
+// innermost first. The outermost merged outer dimension has size 0: the
+// row index left for it is below its size, so the kernels take it without
+// a division (tier 1 computes a row's mask offset once per row, and a
+// division is about 20 instructions).
 type MaskDims struct {
 	OuterSize, OuterStride [4]int64
 	InnerSize, InnerStride [4]int64
@@ -47,10 +50,33 @@ func NewMaskDims(v *layout.View) (m MaskDims, ok bool) {
 		return m, false
 	}
 	copy(m.OuterSize[:], os)
+	if len(os) > 0 {
+		m.OuterSize[len(os)-1] = 0
+	}
 	copy(m.OuterStride[:], ot)
 	copy(m.InnerSize[:], is)
 	copy(m.InnerStride[:], it)
 	return m, true
+}
+
+// MaskRowsAligned says whether every row of v's mask is a run of bytes
+// (stride 1 along the softmax axis) that starts a multiple of align bytes
+// from the mask's base: what the pipelined masked kernels need to copy a
+// row's mask bytes in packs. The base's own alignment is the caller's.
+func MaskRowsAligned(v *layout.View, align int64) bool {
+	if !v.Masked || v.MaskStride != 1 || v.Inner != 1 {
+		return false
+	}
+	m, ok := NewMaskDims(v)
+	if !ok {
+		return false
+	}
+	for d, size := range m.OuterSize {
+		if size != 1 && m.OuterStride[d]%align != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Supported reports whether the kernels can address v's mask.
@@ -64,6 +90,10 @@ func Supported(v *layout.View) bool {
 func (m MaskDims) Offset(o, k, i int64, kStride int64) int64 {
 	off := k * kStride
 	for d := range m.OuterSize {
+		if m.OuterSize[d] == 0 {
+			off += o * m.OuterStride[d]
+			break
+		}
 		off += o % m.OuterSize[d] * m.OuterStride[d]
 		o /= m.OuterSize[d]
 	}

@@ -37,17 +37,18 @@ func TestMaskDims(t *testing.T) {
 }
 
 // TestMaskDimsMerge checks the merging itself: broadcast runs and
-// contiguous runs become one dimension, size-1 dimensions vanish.
+// contiguous runs become one dimension, size-1 dimensions vanish, and the
+// outermost has size 0 (no division).
 func TestMaskDimsMerge(t *testing.T) {
 	for _, c := range []struct {
 		shape, mask []int
 		axis        int
 		outer       [4]int64
 	}{
-		{[]int{2, 3, 4, 5}, []int{2, 3, 4, 5}, 3, [4]int64{24, 1, 1, 1}},
-		{[]int{2, 3, 4, 5}, []int{2, 1, 4, 5}, 3, [4]int64{4, 3, 2, 1}},
-		{[]int{2, 3, 4, 5}, []int{1, 1, 4, 5}, 3, [4]int64{4, 6, 1, 1}},
-		{[]int{2, 1, 4, 5}, []int{2, 1, 1, 5}, 3, [4]int64{4, 2, 1, 1}},
+		{[]int{2, 3, 4, 5}, []int{2, 3, 4, 5}, 3, [4]int64{0, 1, 1, 1}},
+		{[]int{2, 3, 4, 5}, []int{2, 1, 4, 5}, 3, [4]int64{4, 3, 0, 1}},
+		{[]int{2, 3, 4, 5}, []int{1, 1, 4, 5}, 3, [4]int64{4, 0, 1, 1}},
+		{[]int{2, 1, 4, 5}, []int{2, 1, 1, 5}, 3, [4]int64{4, 0, 1, 1}},
 	} {
 		v, err := layout.Resolve(layout.Params{Axis: c.axis, Masked: true, Scale: 1}, c.shape, c.mask)
 		if err != nil {
@@ -56,6 +57,32 @@ func TestMaskDimsMerge(t *testing.T) {
 		md, ok := NewMaskDims(v)
 		if !ok || md.OuterSize != c.outer {
 			t.Errorf("shape %v mask %v: outer sizes %v (ok %v), want %v", c.shape, c.mask, md.OuterSize, ok, c.outer)
+		}
+	}
+}
+
+// TestMaskRowsAligned: a mask's rows start on a pack boundary when every
+// row stride is a multiple of the pack, broadcast rows included, and only
+// when the softmax axis is the mask's contiguous one.
+func TestMaskRowsAligned(t *testing.T) {
+	for _, c := range []struct {
+		shape, mask []int
+		axis        int
+		want        bool
+	}{
+		{[]int{4, 8}, []int{4, 8}, 1, true},
+		{[]int{4, 6}, []int{4, 6}, 1, false},
+		{[]int{4, 6}, []int{1, 6}, 1, true},
+		{[]int{2, 3, 8}, []int{2, 1, 8}, 2, true},
+		{[]int{2, 3, 6}, []int{2, 1, 6}, 2, false},
+		{[]int{4, 8}, []int{4, 8}, 0, false},
+	} {
+		v, err := layout.Resolve(layout.Params{Axis: c.axis, Masked: true, Scale: 1}, c.shape, c.mask)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := MaskRowsAligned(v, 4); got != c.want {
+			t.Errorf("shape %v mask %v axis %d: aligned %v, want %v", c.shape, c.mask, c.axis, got, c.want)
 		}
 	}
 }
