@@ -522,7 +522,7 @@ func TestGPURowsBoundaries(t *testing.T) {
 	for _, dt := range dtypes {
 		for _, bwd := range []bool{false, true} {
 			edges := shapeEdges(1<<16, func(n int) (int, bool) {
-				k, _, ok := gpu.RowsShape(dt, bwd, false, int64(n), warpSize)
+				k, _, ok := gpu.RowsShape(dt, bwd, gpu.KeepAll, int64(n), warpSize)
 				return k, ok
 			})
 			for i, edge := range edges {

@@ -47,8 +47,11 @@ func kernelNames() []string {
 		s := dt.Suffix()
 		for _, dir := range []string{"fwd", "bwd"} {
 			for _, k := range gpu.RowsKs() {
-				for _, m := range []bool{false, true} {
-					names = append(names, gpu.RowsKernel(dt, dir == "bwd", k, m), gpu.PipeKernel(dt, dir == "bwd", k, m))
+				for _, m := range []gpu.Keep{gpu.KeepAll, gpu.KeepCausal, gpu.KeepMask} {
+					if m != gpu.KeepCausal {
+						names = append(names, gpu.RowsKernel(dt, dir == "bwd", k, m))
+					}
+					names = append(names, gpu.PipeKernel(dt, dir == "bwd", k, m))
 				}
 			}
 			for _, t := range []string{"cached", "block", "split_stats", "split_apply", "inner", "grid"} {
@@ -153,7 +156,7 @@ func (d *Device) eligible(c *call, t Tier) bool {
 	v := c.v
 	switch t {
 	case TierRows:
-		_, _, ok := gpu.RowsShape(c.dt, c.bwd, c.mask != 0 || v.Causal, int64(v.N), warpSize)
+		_, _, ok := gpu.RowsShape(c.dt, c.bwd, gpu.KeepOf(c.mask != 0, v.Causal), int64(v.N), warpSize)
 		return v.Inner == 1 && ok
 	case TierCached:
 		return v.Inner == 1 && d.cachedBytes(c) <= int64(d.kernel(c, "cached").dynSmem)
@@ -292,19 +295,22 @@ func (d *Device) makePlan(c *call) (plan, error) {
 	}
 	switch t {
 	case TierRows:
-		masked := c.mask != 0 || v.Causal
-		k, w, _ := gpu.RowsShape(c.dt, c.bwd, masked, n, warpSize)
+		keep := gpu.KeepOf(c.mask != 0, v.Causal)
+		k, w, _ := gpu.RowsShape(c.dt, c.bwd, keep, n, warpSize)
 		threads, perBlock := gpu.RowsThreads(w, warpSize)
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
-		p.names = []string{gpu.RowsKernel(c.dt, c.bwd, k, masked)}
+		p.names = []string{gpu.RowsKernel(c.dt, c.bwd, k, keep)}
 		p.threads, p.group = threads, w
 		want := ceilDiv(rows, int64(perBlock))
 		p.grid[0] = int(min(want, 1<<30))
 		// Aligned rows take the pipelined kernel: a grid that fills the
 		// GPU once, each block walking its rows with the next one in
 		// flight.
-		if pipe := d.kernels[gpu.PipeKernel(c.dt, c.bwd, k, masked)]; p.vec && pipe != nil && !d.noPipe && gpu.PipeOn(c.dt, c.bwd, k, masked) {
-			smem := gpu.PipeSmem(c.dt, c.bwd, masked, k, threads)
+		// The masked pipelined kernels copy each row's mask bytes in
+		// packs: they need every mask row aligned to a pack.
+		maskOK := keep != gpu.KeepMask || uintptr(c.mask)%uintptr(pk) == 0 && gpu.MaskRowsAligned(v, int64(pk))
+		if pipe := d.kernels[gpu.PipeKernel(c.dt, c.bwd, k, keep)]; p.vec && maskOK && pipe != nil && !d.noPipe && gpu.PipeOn(c.dt, c.bwd, k, keep) {
+			smem := gpu.PipeSmem(c.dt, c.bwd, keep, k, threads)
 			if per := d.occupancy(pipe, threads, smem); per > 0 {
 				p.names[0], p.smem = pipe.name, smem
 				p.grid[0] = int(min(want, int64(per*d.sms)))
@@ -318,7 +324,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		p.names = []string{gpu.ClusterKernel(c.dt, c.bwd, masked, pipe)}
 		p.threads, p.cluster, p.group = threads, blocks, blocks*threads
 		if pipe {
-			p.smem = gpu.PipeSmem(c.dt, c.bwd, false, k, threads)
+			p.smem = gpu.PipeSmem(c.dt, c.bwd, gpu.KeepAll, k, threads)
 		}
 		// Clusters walk the rows: as many as fit the device at once.
 		kn := d.kernels[p.names[0]]

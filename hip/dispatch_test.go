@@ -145,7 +145,7 @@ func TestRowsPlan(t *testing.T) {
 			n, group, k int
 			masked      bool
 		}{
-			{1, 1, 1, false}, {3, 1, 1, true}, {17, 2, 4, false}, {128, 8, 4, true}, {1024, 64, 4, false},
+			{1, 1, 1, false}, {3, 1, 1, true}, {17, 2, 4, false}, {128, 16, 2, true}, {1024, 64, 4, false},
 			{16384, 1024, 4, false}, {16384, 1024, 4, true}, {8193, (513 + wave - 1) / wave * wave, 4, true},
 		} {
 			var mask []int
@@ -164,7 +164,7 @@ func TestRowsPlan(t *testing.T) {
 			if err != nil {
 				t.Fatalf("wave %d n %d: %v", wave, c.n, err)
 			}
-			want := gpu.RowsKernel(gpu.Float32, false, c.k, c.masked)
+			want := gpu.RowsKernel(gpu.Float32, false, c.k, gpu.KeepOf(c.masked, false))
 			threads := 128
 			if c.group > wave {
 				threads = c.group

@@ -45,7 +45,7 @@ func kernelNames() []string {
 		s := dt.Suffix()
 		for _, dir := range []string{"fwd", "bwd"} {
 			for _, k := range gpu.RowsKs() {
-				for _, m := range []bool{false, true} {
+				for _, m := range []gpu.Keep{gpu.KeepAll, gpu.KeepMask} {
 					names = append(names, gpu.RowsKernel(dt, dir == "bwd", k, m), gpu.PipeKernel(dt, dir == "bwd", k, m))
 				}
 			}
@@ -134,7 +134,7 @@ func (d *Device) eligible(c *call, t Tier) bool {
 	v := c.v
 	switch t {
 	case TierRows:
-		_, _, ok := gpu.RowsShape(c.dt, c.bwd, c.mask != 0 || v.Causal, int64(v.N), d.wave)
+		_, _, ok := gpu.RowsShape(c.dt, c.bwd, gpu.KeepOf(c.mask != 0, v.Causal), int64(v.N), d.wave)
 		return v.Inner == 1 && ok
 	case TierCached:
 		return v.Inner == 1 && d.cachedBytes(c) <= int64(d.kernel(c, "cached").dynSmem)
@@ -184,11 +184,11 @@ func (d *Device) makePlan(c *call) (plan, error) {
 	}
 	switch t {
 	case TierRows:
-		masked := c.mask != 0 || v.Causal
-		k, w, _ := gpu.RowsShape(c.dt, c.bwd, masked, n, d.wave)
+		keep := gpu.KeepOf(c.mask != 0, v.Causal)
+		k, w, _ := gpu.RowsShape(c.dt, c.bwd, keep, n, d.wave)
 		threads, perBlock := gpu.RowsThreads(w, d.wave)
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
-		p.names = []string{gpu.RowsKernel(c.dt, c.bwd, k, masked)}
+		p.names = []string{gpu.RowsKernel(c.dt, c.bwd, k, keep)}
 		p.threads, p.group = threads, w
 		p.grid[0] = int(min(ceilDiv(rows, int64(perBlock)), 1<<30))
 	case TierCached:

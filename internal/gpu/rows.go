@@ -12,6 +12,33 @@ import (
 // rules are shared by the CUDA and HIP backends; the kernels each K needs
 // are instantiated in cukernels/softmax.cu.
 
+// Keep says which columns of a row a problem keeps: all, those up to a
+// causal limit, or those a mask buffer keeps (with or without a causal
+// limit). Tier 1's "m" kernels serve both of the last two; its pipelined
+// kernels have a causal-only form ("c") without the mask state.
+type Keep uint8
+
+const (
+	KeepAll    Keep = iota // no mask, no causal limit
+	KeepCausal             // a causal limit, no mask buffer
+	KeepMask               // a mask buffer, maybe a causal limit too
+)
+
+// KeepOf is the Keep of a problem with or without a mask buffer and a
+// causal limit.
+func KeepOf(mask, causal bool) Keep {
+	switch {
+	case mask:
+		return KeepMask
+	case causal:
+		return KeepCausal
+	}
+	return KeepAll
+}
+
+// Masked says whether some columns may be dropped.
+func (k Keep) Masked() bool { return k != KeepAll }
+
 // RowsMaxThreads is the largest group: one block of 1024 threads.
 const RowsMaxThreads = 1024
 
@@ -30,16 +57,19 @@ const RowsBlock = 128
 // backward prefers it for unmasked half rows of at least 64 packs (512
 // columns) and float32 rows K = 2 would give more than 512 threads: 2-8%
 // faster there on the H200, 1-10% slower on shorter rows
-// (docs/PERFORMANCE.md, GPU entry 8).
-func rowsK(t Dtype, bwd, masked bool, packs int64) (prefer, most int) {
+// (docs/PERFORMANCE.md, GPU entry 8). Float32 rows with a mask buffer of
+// at most 128 packs (512 columns) prefer 2: 8-10% faster (entry 11).
+func rowsK(t Dtype, bwd bool, keep Keep, packs int64) (prefer, most int) {
 	half := t == Float16 || t == BFloat16
 	switch {
 	case bwd:
 		prefer, most = 2, 4
-		if !masked && (half && packs >= 64 || t == Float32 && packs > 2*512) {
+		if keep == KeepAll && (half && packs >= 64 || t == Float32 && packs > 2*512) {
 			prefer = 4
 		}
-	case half && !masked:
+	case half && keep == KeepAll:
+		prefer, most = 2, 4
+	case t == Float32 && keep == KeepMask && packs <= 128:
 		prefer, most = 2, 4
 	default:
 		prefer, most = 4, 4
@@ -51,22 +81,25 @@ func rowsK(t Dtype, bwd, masked bool, packs int64) (prefer, most int) {
 }
 
 // PipeOn says whether tier 1 takes its pipelined kernels for k packs per
-// thread when it can: for the half types, for masked rows (their mask
-// bytes are copied ahead too), and for float32 backward at K = 4. Other
-// unmasked float32 rows ran faster without (docs/PERFORMANCE.md, GPU
-// entry 3): four 16-byte loads per thread already keep enough bytes in
-// flight, and the copy through shared memory costs instructions; backward
-// at K = 4 (long rows, 512-thread groups) ran 5-8% faster with
-// (2048x8192, entry 9). SOFTMAX_PIPE=0 turns them off, SOFTMAX_PIPE=1 on
-// everywhere (tuning knobs for benchmarks, read once at start).
-func PipeOn(t Dtype, bwd bool, k int, masked bool) bool {
+// thread when it can: for the half types, for masked and causal rows, and
+// for float32 backward at K = 4. Other unmasked float32 rows ran faster
+// without (docs/PERFORMANCE.md, GPU entry 3): four 16-byte loads per
+// thread already keep enough bytes in flight, and the copy through shared
+// memory costs instructions; backward at K = 4 (long rows, 512-thread
+// groups) ran 5-8% faster with (2048x8192, entry 9). SOFTMAX_PIPE=0 turns
+// them off, SOFTMAX_PIPE=1 on everywhere (tuning knobs for benchmarks,
+// read once at start).
+func PipeOn(t Dtype, bwd bool, k int, keep Keep) bool {
 	switch pipeSetting {
 	case "0":
 		return false
 	case "1":
 		return true
 	}
-	return masked || t == Float16 || t == BFloat16 || t == Float32 && bwd && k == 4
+	if keep != KeepAll {
+		return true
+	}
+	return t == Float16 || t == BFloat16 || t == Float32 && bwd && k == 4
 }
 
 var pipeSetting = os.Getenv("SOFTMAX_PIPE")
@@ -92,54 +125,63 @@ func RowsMaxGroup(bwd bool, k int) int {
 	return RowsMaxThreads
 }
 
-// RowsKernel is the name of tier 1's kernel for K packs per thread; masked
-// says the problem has a mask or a causal limit.
-func RowsKernel(t Dtype, bwd bool, k int, masked bool) string {
-	return tierKernel("rows", t, bwd, k, masked)
+// RowsKernel is the name of tier 1's kernel for K packs per thread: its
+// "m" form for rows with a mask or a causal limit.
+func RowsKernel(t Dtype, bwd bool, k int, keep Keep) string {
+	m := ""
+	if keep.Masked() {
+		m = "m"
+	}
+	return tierKernel("rows", t, bwd, k, m)
 }
 
 // PipeKernel is RowsKernel's pipelined form: each thread copies its packs
 // of its next row into shared memory while it computes the current one.
-// It needs every pack aligned (the 16-byte vector path).
-func PipeKernel(t Dtype, bwd bool, k int, masked bool) string {
-	return tierKernel("pipe", t, bwd, k, masked)
+// It needs every pack aligned (the 16-byte vector path). Causal rows
+// without a mask buffer take its "c" form, which has no mask state.
+func PipeKernel(t Dtype, bwd bool, k int, keep Keep) string {
+	m := ""
+	switch keep {
+	case KeepCausal:
+		m = "c"
+	case KeepMask:
+		m = "m"
+	}
+	return tierKernel("pipe", t, bwd, k, m)
 }
 
 // PipeSmem is the dynamic shared memory of a pipelined launch: two stages
 // of K 16-byte packs per thread, for x (forward) or y and dy (backward),
-// and for masked kernels two stages of K packs' worth of mask bytes.
-func PipeSmem(t Dtype, bwd, masked bool, k, threads int) int {
+// and with a mask buffer two stages of K packs' worth of mask bytes.
+func PipeSmem(t Dtype, bwd bool, keep Keep, k, threads int) int {
 	b := 2 * k * threads * 16
 	if bwd {
 		b *= 2
 	}
-	if masked {
+	if keep == KeepMask {
 		b += 2 * k * threads * (16 / t.Size())
 	}
 	return b
 }
 
-func tierKernel(tier string, t Dtype, bwd bool, k int, masked bool) string {
-	dir, m := "fwd", ""
+func tierKernel(tier string, t Dtype, bwd bool, k int, form string) string {
+	dir := "fwd"
 	if bwd {
 		dir = "bwd"
 	}
-	if masked {
-		m = "m"
-	}
-	return fmt.Sprintf("softmax_%s_%s%d%s_%s", dir, tier, k, m, t.Suffix())
+	return fmt.Sprintf("softmax_%s_%s%d%s_%s", dir, tier, k, form, t.Suffix())
 }
 
 // RowsShape is tier 1's layout for rows of n columns of t on a device
 // whose warp (wavefront) has warp lanes: k packs per thread and w threads
 // per row (a power of two up to a warp, else a whole number of warps up to
 // RowsMaxThreads). ok is false when the row does not fit.
-func RowsShape(t Dtype, bwd, masked bool, n int64, warp int) (k, w int, ok bool) {
+func RowsShape(t Dtype, bwd bool, keep Keep, n int64, warp int) (k, w int, ok bool) {
 	if n <= 0 || !t.Valid() {
 		return 0, 0, false
 	}
 	packs := (n + int64(16/t.Size()) - 1) / int64(16/t.Size())
-	prefer, most := rowsK(t, bwd, masked, packs)
+	prefer, most := rowsK(t, bwd, keep, packs)
 	k = int(min(int64(prefer), pow2(packs)))
 	for (packs+int64(k)-1)/int64(k) > int64(RowsMaxGroup(bwd, k)) {
 		if k >= most {
@@ -248,11 +290,14 @@ var gridSetting = os.Getenv("SOFTMAX_GRID")
 // ClusterKernel names the cluster tier's kernel: pipe for the form that
 // copies each block's share of the next row ahead (unmasked rows only).
 func ClusterKernel(t Dtype, bwd bool, masked, pipe bool) string {
-	tier := "clus"
+	tier, m := "clus", ""
 	if pipe {
 		tier = "cpipe"
 	}
-	return tierKernel(tier, t, bwd, clusterK(t, bwd), masked)
+	if masked {
+		m = "m"
+	}
+	return tierKernel(tier, t, bwd, clusterK(t, bwd), m)
 }
 
 // ClusterKernels lists every cluster kernel (cukernels/softmax.cu

@@ -12,20 +12,23 @@ import (
 func TestRowsShape(t *testing.T) {
 	for _, warp := range []int{32, 64} {
 		for dt := Float32; dt <= BFloat16; dt++ {
-			for _, c := range [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {
-				bwd, masked := c[0], c[1]
+			for _, c := range []struct {
+				bwd  bool
+				keep Keep
+			}{{false, KeepAll}, {false, KeepCausal}, {false, KeepMask}, {true, KeepAll}, {true, KeepCausal}, {true, KeepMask}} {
+				bwd, keep := c.bwd, c.keep
 				p := 16 / dt.Size()
-				_, most := rowsK(dt, bwd, masked, 1)
+				_, most := rowsK(dt, bwd, keep, 1)
 				limit := RowsMaxGroup(bwd, most) * most * p
 				for n := 1; n <= limit+3*p; n++ {
-					k, w, ok := RowsShape(dt, bwd, masked, int64(n), warp)
+					k, w, ok := RowsShape(dt, bwd, keep, int64(n), warp)
 					if ok != (n <= limit) {
 						t.Fatalf("%v bwd=%v warp %d n %d: ok %v; want %v", dt, bwd, warp, n, ok, n <= limit)
 					}
 					if !ok {
 						continue
 					}
-					prefer, _ := rowsK(dt, bwd, masked, int64((n+p-1)/p))
+					prefer, _ := rowsK(dt, bwd, keep, int64((n+p-1)/p))
 					pow2 := w&(w-1) == 0
 					switch {
 					case k*w*p < n:
@@ -45,11 +48,26 @@ func TestRowsShape(t *testing.T) {
 			}
 		}
 	}
-	if k, w, _ := RowsShape(Float32, false, false, 4096, 32); k != 4 || w != 256 {
+	if k, w, _ := RowsShape(Float32, false, KeepAll, 4096, 32); k != 4 || w != 256 {
 		t.Errorf("float32 4096: k %d w %d; want 4, 256", k, w)
 	}
-	if got := RowsKernel(BFloat16, true, 2, true); got != "softmax_bwd_rows2m_bf16" {
-		t.Errorf("RowsKernel = %s", got)
+	for _, c := range []struct {
+		name string
+		want string
+	}{
+		{RowsKernel(BFloat16, true, 2, KeepMask), "softmax_bwd_rows2m_bf16"},
+		{RowsKernel(Float32, false, 4, KeepCausal), "softmax_fwd_rows4m_f32"},
+		{PipeKernel(Float16, false, 4, KeepCausal), "softmax_fwd_pipe4c_f16"},
+		{PipeKernel(Float16, true, 2, KeepMask), "softmax_bwd_pipe2m_f16"},
+		{PipeKernel(Float32, false, 1, KeepAll), "softmax_fwd_pipe1_f32"},
+	} {
+		if c.name != c.want {
+			t.Errorf("kernel %s, want %s", c.name, c.want)
+		}
+	}
+	if a, c, m := PipeSmem(Float32, true, KeepAll, 2, 128), PipeSmem(Float32, true, KeepCausal, 2, 128),
+		PipeSmem(Float32, true, KeepMask, 2, 128); a != 16384 || c != a || m != a+2*2*128*4 {
+		t.Errorf("PipeSmem: unmasked %d, causal %d, masked %d", a, c, m)
 	}
 }
 
@@ -59,7 +77,7 @@ func TestRowsOverride(t *testing.T) {
 	defer func(k int) { rowsPreferOverride = k }(rowsPreferOverride)
 	for _, c := range []struct{ set, want int }{{0, 4}, {1, 1}, {2, 2}, {3, 4}, {8, 4}, {-1, 4}} {
 		rowsPreferOverride = c.set
-		if k, _, _ := RowsShape(Float32, false, false, 1<<12, 32); k != c.want {
+		if k, _, _ := RowsShape(Float32, false, KeepAll, 1<<12, 32); k != c.want {
 			t.Errorf("SOFTMAX_ROWS_K=%d: k %d; want %d", c.set, k, c.want)
 		}
 	}
@@ -113,31 +131,33 @@ func TestClusterShape(t *testing.T) {
 }
 
 // TestPipeOn pins which tier 1 rows take the pipelined kernels by default:
-// the half types, masked rows, and float32 backward at K = 4 only.
+// the half types, masked and causal rows, and float32 backward at K = 4.
 func TestPipeOn(t *testing.T) {
 	defer func(s string) { pipeSetting = s }(pipeSetting)
 	pipeSetting = ""
 	for _, c := range []struct {
-		dt     Dtype
-		bwd    bool
-		k      int
-		masked bool
-		want   bool
+		dt   Dtype
+		bwd  bool
+		k    int
+		keep Keep
+		want bool
 	}{
-		{Float32, false, 4, false, false},
-		{Float32, true, 2, false, false},
-		{Float32, true, 4, false, true},
-		{Float32, false, 2, true, true},
-		{Float64, true, 4, false, false},
-		{Float16, false, 2, false, true},
-		{BFloat16, true, 4, false, true},
+		{Float32, false, 4, KeepAll, false},
+		{Float32, true, 2, KeepAll, false},
+		{Float32, true, 4, KeepAll, true},
+		{Float32, false, 2, KeepCausal, true},
+		{Float32, false, 4, KeepMask, true},
+		{Float16, false, 4, KeepMask, true},
+		{Float64, true, 4, KeepAll, false},
+		{Float16, false, 2, KeepAll, true},
+		{BFloat16, true, 4, KeepAll, true},
 	} {
-		if got := PipeOn(c.dt, c.bwd, c.k, c.masked); got != c.want {
-			t.Errorf("PipeOn(%v, bwd %v, k %d, masked %v) = %v, want %v", c.dt, c.bwd, c.k, c.masked, got, c.want)
+		if got := PipeOn(c.dt, c.bwd, c.k, c.keep); got != c.want {
+			t.Errorf("PipeOn(%v, bwd %v, k %d, keep %v) = %v, want %v", c.dt, c.bwd, c.k, c.keep, got, c.want)
 		}
 	}
 	pipeSetting = "0"
-	if PipeOn(Float16, false, 2, false) {
+	if PipeOn(Float16, false, 2, KeepAll) {
 		t.Error("SOFTMAX_PIPE=0: pipelined kernels still taken")
 	}
 }
