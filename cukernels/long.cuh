@@ -43,13 +43,6 @@ template <> struct LongUnroll<double> {
 	static constexpr int fwd = 4, bwd = 2, bwd_masked = 2, batch = 1;
 };
 
-// LongMaskWord is an unsigned integer of P mask bytes.
-template <int P> struct LongMaskWord;
-template <> struct LongMaskWord<1> { typedef unsigned char type; };
-template <> struct LongMaskWord<2> { typedef unsigned short type; };
-template <> struct LongMaskWord<4> { typedef unsigned int type; };
-template <> struct LongMaskWord<8> { typedef unsigned long long type; };
-
 // LongKeep is what a chunk of packs [plo, phi) needs to say which of its
 // columns are kept.
 struct LongKeep {
@@ -167,8 +160,10 @@ template <typename T, int P, int U, bool ALL> struct LongPacks {
 	}
 	// keep sets kb: columns below the causal limit, past the step's end
 	// none, and where there is a mask, its nonzero bytes (read only for
-	// packs the limit leaves something of).
+	// packs the limit leaves something of). A step's mask words are all
+	// read before any is used: one wait on memory per step, not per pack.
 	__device__ __forceinline__ void keep(const LongKeep& c, const LongWalk<U>& w) {
+		typedef typename MaskWord<P>::type W;
 		constexpr unsigned fullbits = (1u << P) - 1u;
 		constexpr i64 big = 1 << 30;
 		const i64 col0 = w.bk * P; // the step's first column
@@ -176,17 +171,21 @@ template <typename T, int P, int U, bool ALL> struct LongPacks {
 		const int rem0 = r0 > big ? (int)big : r0 < -big ? (int)-big : (int)r0;
 		const int left = w.left();
 		const unsigned char* m = c.mask == nullptr ? nullptr : c.mask + col0 * c.mstride;
+		W mw[U];
+#pragma unroll
+		for (int u = 0; u < U; ++u) {
+			const int o = w.off(u) * P;
+			mw[u] = m != nullptr && c.mvec && w.off(u) < left && rem0 - o > 0 ? *reinterpret_cast<const W*>(m + o) : W(0);
+		}
 #pragma unroll
 		for (int u = 0; u < U; ++u) {
 			const int o = w.off(u) * P, rem = rem0 - o;
 			unsigned b = w.off(u) >= left ? 0u : rem >= P ? fullbits : rem > 0 ? (1u << rem) - 1u : 0u;
 			if (m != nullptr && b != 0) {
 				if (c.mvec) {
-					typedef typename LongMaskWord<P>::type W;
-					const W mw = *reinterpret_cast<const W*>(m + o);
 #pragma unroll
 					for (int j = 0; j < P; ++j)
-						if (((mw >> (8 * j)) & 0xff) == 0) b &= ~(1u << j);
+						if (((mw[u] >> (8 * j)) & 0xff) == 0) b &= ~(1u << j);
 				} else { // one byte at a time (rolled: the 64-bit offsets of every
 					 // element of the step would otherwise be kept across steps)
 					const unsigned char* mp = m + (i64)o * c.mstride;

@@ -671,8 +671,10 @@ __device__ __forceinline__ void row_load(const T* r, int n, const RowGroup& g, b
 // pack's bytes are read in one access and tested in place: one LOP3 and
 // one select per column, where unpacking the bytes into registers of their
 // own cost registers (spills at K = 4) and instructions.
-template <int P> struct MaskWord { typedef unsigned type; };
+template <int P> struct MaskWord;
+template <> struct MaskWord<1> { typedef unsigned char type; };
 template <> struct MaskWord<2> { typedef unsigned short type; };
+template <> struct MaskWord<4> { typedef unsigned int type; };
 template <> struct MaskWord<8> { typedef unsigned long long type; };
 
 // RowKeep is which of this thread's K packs of a row are kept. With a mask
