@@ -241,12 +241,10 @@ struct View {
 		for (int d = 0; d < 4; ++d) {
 			const i64 sz = mo_size[d];
 			if (sz == 1) continue;
-			if (sz == 0) {
-				off += o * mo_stride[d];
-				break;
-			}
 			i64 q;
-			if ((unsigned long long)o <= 0xffffffffull && (unsigned long long)sz <= 0xffffffffull) {
+			if (sz == 0) { // no break: one in this unrolled loop cost the grid kernels 14 registers
+				q = 0;
+			} else if ((unsigned long long)o <= 0xffffffffull && (unsigned long long)sz <= 0xffffffffull) {
 				q = (i64)((unsigned)o / (unsigned)sz);
 			} else {
 				q = o / sz;
