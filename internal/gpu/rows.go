@@ -58,7 +58,7 @@ const RowsBlock = 128
 // columns) and float32 rows K = 2 would give more than 512 threads: 2-8%
 // faster there on the H200, 1-10% slower on shorter rows
 // (docs/PERFORMANCE.md, GPU entry 8). Float32 rows with a mask buffer of
-// at most 128 packs (512 columns) prefer 2: 8-10% faster (entry 11).
+// at most 128 packs (512 columns) prefer 2: 4-7% faster (entry 11).
 func rowsK(t Dtype, bwd bool, keep Keep, packs int64) (prefer, most int) {
 	half := t == Float16 || t == BFloat16
 	switch {
