@@ -675,6 +675,13 @@ template <> struct MaskWord<2> { typedef unsigned short type; };
 template <> struct MaskWord<4> { typedef unsigned int type; };
 template <> struct MaskWord<8> { typedef unsigned long long type; };
 
+// mask_cut keeps, of the mask word w of the pack that starts at column
+// col < lim, the bytes of the columns below lim: the pack a causal limit
+// cuts keeps only its columns before the limit.
+template <typename W, int P> __device__ __forceinline__ W mask_cut(W w, int col, int lim) {
+	return col + P > lim ? (W)(w & (W)((1ull << (8 * (lim - col))) - 1)) : w; // lim - col < P <= 8
+}
+
 // RowKeep is which of this thread's K packs of a row are kept. With a mask
 // it holds each pack's mask bytes (nonzero: kept) with the causal limit
 // folded in; without one, only the causal limit lim. The bytes are read
@@ -694,7 +701,7 @@ template <typename T, int K> struct RowKeep {
 #pragma unroll
 		for (int p = 0; p < K; ++p) {
 			const int col = (p * g.W + g.lane) * P;
-			if (col + P > lim && col < lim) w[p] &= (W)((1ull << (8 * (lim - col))) - 1); // lim - col < P <= 8
+			if (col < lim) w[p] = mask_cut<W, P>(w[p], col, lim);
 		}
 	}
 	// apply replaces the masked columns of val with fill. Columns from lim
@@ -719,15 +726,16 @@ template <typename T, int K> struct RowKeep {
 };
 
 // row_keep_load reads the mask bytes of this thread's packs of row and
-// folds in the causal limit: one access per pack when vec and the row's
-// mask is one aligned run of bytes (mstride 1). One exit, no early
-// returns: a RowKeep built on several paths ends up in local memory.
+// folds in its causal limit lim (v.kept(row), which the caller's loads
+// took already): one access per pack when vec and the row's mask is one
+// aligned run of bytes (mstride 1). One exit, no early returns: a RowKeep
+// built on several paths ends up in local memory.
 template <typename T, int K>
-__device__ __forceinline__ RowKeep<T, K> row_keep_load(const View& v, i64 row, int n, const RowGroup& g, bool vec) {
+__device__ __forceinline__ RowKeep<T, K> row_keep_load(const View& v, i64 row, int lim, const RowGroup& g, bool vec) {
 	constexpr int P = PackWidth<T, 64>::value;
 	typedef typename RowKeep<T, K>::W W;
 	RowKeep<T, K> k;
-	k.lim = min(n, (int)v.kept(row));
+	k.lim = lim;
 	k.mask = v.mask != nullptr;
 	const i64 mrow = k.mask ? v.mask_row(row) : 0;
 	const unsigned char* mr = v.mask + mrow;
@@ -863,7 +871,7 @@ __device__ __forceinline__ void fwd_rows(const T* x, T* y, const View& v, bool v
 		// (log: -Inf) whatever they hold.
 		const int lim = MASKED && valid ? (int)v.kept(row) : n;
 		row_load<T, K>(x + row * v.n, lim, g, valid, vec, -sm_inf<A>(), val);
-		if (MASKED && valid) row_keep_load<T, K>(v, row, n, g, vec).apply(g, -sm_inf<A>(), val);
+		if (MASKED && valid) row_keep_load<T, K>(v, row, lim, g, vec).apply(g, -sm_inf<A>(), val);
 		fwd_row<T, K>(x, y, v, row, valid, vec, g, val);
 	}
 	g.done();
@@ -962,7 +970,7 @@ __device__ __forceinline__ void pipe_take_kept(const Pack<T, PackWidth<T, 64>::v
 		if (valid && col < lim) {
 			const Pack<T, P> pk = s[p * blockDim.x];
 			W w = ms ? *reinterpret_cast<const W*>(ms + p * blockDim.x) : W(~0ull);
-			if (col + P > lim) w &= (W)((1ull << (8 * (lim - col))) - 1); // lim - col < P <= 8
+			w = mask_cut<W, P>(w, col, lim);
 #pragma unroll
 			for (int j = 0; j < P; ++j) val[p * P + j] = w & ((W)0xff << (8 * j)) ? Num<T>::in(pk.v[j]) : fill;
 		} else {
@@ -1103,7 +1111,7 @@ __device__ __forceinline__ void bwd_rows(const T* y, const T* dy, T* dx, const V
 		row_load<T, K>(y + base, lim, g, valid, vec, yfill, vy);
 		row_load<T, K>(dy + base, lim, g, valid, vec, A(0), vg);
 		if (MASKED && valid) {
-			const RowKeep<T, K> keep = row_keep_load<T, K>(v, row, n, g, vec);
+			const RowKeep<T, K> keep = row_keep_load<T, K>(v, row, lim, g, vec);
 			keep.apply(g, yfill, vy);
 			keep.apply(g, A(0), vg);
 		}
