@@ -94,6 +94,92 @@ template <int N> __device__ __forceinline__ void sm_async_copy(void* smem, const
 #endif
 	*reinterpret_cast<sm_bytes<N>*>(smem) = *reinterpret_cast<const sm_bytes<N>*>(gmem);
 }
+// sm_saddr is a shared memory address as the pipelined kernels keep it:
+// on CUDA a 32-bit shared-window address, taken once per thread with
+// sm_shared_addr (converting a generic pointer at every copy cost six
+// instructions each time); elsewhere the pointer itself. The functions
+// below take it.
+#if defined(__HIPCC__)
+typedef unsigned char* sm_saddr;
+__device__ __forceinline__ sm_saddr sm_shared_addr(void* p) { return static_cast<unsigned char*>(p); }
+#else
+typedef unsigned sm_saddr;
+__device__ __forceinline__ sm_saddr sm_shared_addr(void* p) { return (unsigned)__cvta_generic_to_shared(p); }
+#endif
+
+// sm_opaque returns p, hidden from the optimizer: a row's pointer stays
+// one register that each pack's offset is added to, where the compiler had
+// folded row*n + col into a 64-bit multiply-add for every pack.
+template <typename T> __device__ __forceinline__ const T* sm_opaque(const T* p) {
+#if defined(__HIPCC__)
+	return p;
+#else
+	asm("" : "+l"(p));
+	return p;
+#endif
+}
+
+// sm_async_copy (shared address form) is sm_async_copy for N of 1, 2, 4,
+// 8 or 16 bytes.
+template <int N> __device__ __forceinline__ void sm_async_copy(sm_saddr s, const void* gmem) {
+#if defined(__HIPCC__)
+	*reinterpret_cast<sm_bytes<N>*>(s) = *reinterpret_cast<const sm_bytes<N>*>(gmem);
+#else
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	if constexpr (N == 16) {
+		asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
+		return;
+	} else if constexpr (N == 4 || N == 8) {
+		asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(s), "l"(gmem), "n"(N) : "memory");
+		return;
+	}
+#endif
+	if constexpr (N == 16) {
+		const uint4 u = *reinterpret_cast<const uint4*>(gmem);
+		asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(s), "r"(u.x), "r"(u.y), "r"(u.z), "r"(u.w)
+		             : "memory");
+	} else if constexpr (N == 8) {
+		asm volatile("st.shared.u64 [%0], %1;" ::"r"(s), "l"(*reinterpret_cast<const unsigned long long*>(gmem))
+		             : "memory");
+	} else if constexpr (N == 4) {
+		asm volatile("st.shared.u32 [%0], %1;" ::"r"(s), "r"(*reinterpret_cast<const unsigned*>(gmem)) : "memory");
+	} else if constexpr (N == 2) {
+		asm volatile("st.shared.u16 [%0], %1;" ::"r"(s), "h"(*reinterpret_cast<const unsigned short*>(gmem))
+		             : "memory");
+	} else {
+		static_assert(N == 1, "sm_async_copy: 1, 2, 4, 8 or 16 bytes");
+		asm volatile("st.shared.u8 [%0], %1;" ::"r"(s), "r"((unsigned)*reinterpret_cast<const unsigned char*>(gmem))
+		             : "memory");
+	}
+#endif
+}
+
+// sm_lds reads a W (1, 2, 4 or 8 bytes, or uint4) from shared memory afresh
+// at every call: on CUDA a volatile asm load, which the compiler can
+// neither merge with another read nor move across the cp.async waits
+// (which it cannot see as touching this address).
+template <typename W> __device__ __forceinline__ W sm_lds(sm_saddr s) {
+#if defined(__HIPCC__)
+	return *reinterpret_cast<const W*>(s); // no async copies here: ordinary loads
+#else
+	W w;
+	if constexpr (sizeof(W) == 16) {
+		asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w) : "r"(s));
+	} else if constexpr (sizeof(W) == 8) {
+		asm volatile("ld.shared.u64 %0, [%1];" : "=l"(w) : "r"(s));
+	} else if constexpr (sizeof(W) == 4) {
+		asm volatile("ld.shared.u32 %0, [%1];" : "=r"(w) : "r"(s));
+	} else if constexpr (sizeof(W) == 2) {
+		asm volatile("ld.shared.u16 %0, [%1];" : "=h"(w) : "r"(s));
+	} else {
+		unsigned u;
+		asm volatile("ld.shared.u8 %0, [%1];" : "=r"(u) : "r"(s));
+		w = (W)u;
+	}
+	return w;
+#endif
+}
+
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 __device__ __forceinline__ void sm_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 __device__ __forceinline__ void sm_async_wait_prior() { asm volatile("cp.async.wait_group 1;" ::: "memory"); }

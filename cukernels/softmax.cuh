@@ -887,138 +887,117 @@ __device__ __forceinline__ void fwd_rows(const T* x, T* y, const View& v, bool v
 // for masked kernels 2 stages x K x blockDim packs of mask bytes (a pack's
 // worth: 4 for float32, 8 for the halves).
 
-// pipe_slots is this thread's K slots in stage st of an array of slots.
-template <typename T, int P>
-__device__ __forceinline__ Pack<T, P>* pipe_slots(Pack<T, P>* base, int K, int st) {
-	return base + (st * K * (int)blockDim.x) + threadIdx.x;
-}
-
-// pipe_fetch starts copying this thread's packs of row r (when valid) into
-// its slots (slot p at s + p*blockDim).
-template <typename T, int K>
-__device__ __forceinline__ void pipe_fetch(const T* r, int n, const RowGroup& g, bool valid,
-                                           Pack<T, PackWidth<T, 64>::value>* s) {
-	constexpr int P = PackWidth<T, 64>::value;
-	if (!valid) return;
-#pragma unroll
-	for (int p = 0; p < K; ++p) {
-		const int col = (p * g.W + g.lane) * P;
-		if (col < n) sm_async_copy<16>(s + p * blockDim.x, r + col);
-	}
-}
-
-// pipe_fetch_mask starts copying this thread's mask bytes of a row whose
-// mask starts at mr, up to its causal limit lim, into its mask slots. The
-// Go side takes the pipelined masked kernels only for masks whose rows are
-// runs of bytes (mstride 1) that start on a pack boundary
-// (gpu.MaskRowsAligned), so every copy is one aligned access.
-template <typename T, int K>
-__device__ __forceinline__ void pipe_fetch_mask(const unsigned char* mr, int lim, const RowGroup& g, bool valid,
-                                                Pack<unsigned char, PackWidth<T, 64>::value>* ms) {
-	constexpr int P = PackWidth<T, 64>::value;
-	if (!valid) return;
-#pragma unroll
-	for (int p = 0; p < K; ++p) {
-		const int col = (p * g.W + g.lane) * P;
-		if (col < lim) sm_async_copy<P>(ms + p * blockDim.x, mr + col);
-	}
-}
-
-// PipeMask is a pipelined kernel's mask state: the mask slots and, per
-// stage, how many leading columns were copied (the causal limit: later
-// columns are not read).
-template <typename T> struct PipeMask {
-	Pack<unsigned char, PackWidth<T, 64>::value>* slots; // 2 stages x K x blockDim
-	int lim[2];
-};
-
-// pipe_take reads this thread's packs back from its slots into val as the
-// compute type; columns past n (and every column when !valid) get fill.
-template <typename T, int K>
-__device__ __forceinline__ void pipe_take(const Pack<T, PackWidth<T, 64>::value>* s, int n, const RowGroup& g,
-                                          bool valid, typename Num<T>::acc fill, typename Num<T>::acc* val) {
-	constexpr int P = PackWidth<T, 64>::value;
-#pragma unroll
-	for (int p = 0; p < K; ++p) {
-		const int col = (p * g.W + g.lane) * P;
-		if (valid && col < n) {
-			const Pack<T, P> pk = s[p * blockDim.x];
-#pragma unroll
-			for (int j = 0; j < P; ++j) val[p * P + j] = Num<T>::in(pk.v[j]);
-		} else {
-#pragma unroll
-			for (int j = 0; j < P; ++j) val[p * P + j] = fill;
-		}
-	}
-}
-
-// pipe_take_kept is pipe_take for masked kernels: columns from lim on, and
-// with mask slots ms those whose mask byte is 0, get fill. A pack's mask
-// word is read from its slot as the pack is taken, so no row's worth of
-// mask words stays live (registers: the pipelined masked kernels ran at a
-// quarter of the SM's warps when they did).
-template <typename T, int K>
-__device__ __forceinline__ void pipe_take_kept(const Pack<T, PackWidth<T, 64>::value>* s,
-                                               const Pack<unsigned char, PackWidth<T, 64>::value>* ms, int lim,
-                                               const RowGroup& g, bool valid, typename Num<T>::acc fill,
-                                               typename Num<T>::acc* val) {
-	constexpr int P = PackWidth<T, 64>::value;
+// Pipe is one thread's pipeline: its slots for one or two buffers (x, or
+// y and dy) and, for masked kernels, the mask bytes, in two stages. Pack p
+// of stage st is at base + (st*K + p)*stride. Addresses are shared-space
+// addresses taken once, and a row's offset is computed once for all its
+// copies: the compiler had redone both for every copy (about 14
+// instructions per 16-byte copy; the half types' backward, 8 copies a row,
+// spent a quarter of its instructions there).
+template <typename T, int K, bool MASKED, int ARRAYS> struct Pipe {
+	static constexpr int P = PackWidth<T, 64>::value;
 	typedef typename MaskWord<P>::type W;
-#pragma unroll
-	for (int p = 0; p < K; ++p) {
-		const int col = (p * g.W + g.lane) * P;
-		if (valid && col < lim) {
-			const Pack<T, P> pk = s[p * blockDim.x];
-			W w = ms ? *reinterpret_cast<const W*>(ms + p * blockDim.x) : W(~0ull);
-			w = mask_cut<W, P>(w, col, lim);
-#pragma unroll
-			for (int j = 0; j < P; ++j) val[p * P + j] = w & ((W)0xff << (8 * j)) ? Num<T>::in(pk.v[j]) : fill;
-		} else {
-#pragma unroll
-			for (int j = 0; j < P; ++j) val[p * P + j] = fill;
-		}
-	}
-}
+	sm_saddr sa; // this thread's first slot (array 0, stage 0, pack 0)
+	// lim (masked) is each stage's limit: the columns copied (a causal limit
+	// stops them). Indexed by stage, it lives in local memory, as before
+	// this struct: in registers, it made kernels at 64 registers spill.
+	int lim[2];
 
-// pipe_fetch_row starts one row's copies: x (or y and dy) and, for masked
-// kernels, the mask bytes, into stage st.
-template <typename T, int K, bool MASKED>
-__device__ __forceinline__ void pipe_fetch_row(const T* a, const T* b, const View& v, i64 row, int n,
-                                               const RowGroup& g, Pack<T, PackWidth<T, 64>::value>* sa,
-                                               Pack<T, PackWidth<T, 64>::value>* sb, PipeMask<T>& pm,
-                                               int st) {
-	const bool valid = row < v.rows;
-	const int lim = pm.lim[st] = MASKED && valid ? (int)v.kept(row) : n;
-	pipe_fetch<T, K>(a + row * v.n, lim, g, valid, pipe_slots(sa, K, st));
-	if (b) pipe_fetch<T, K>(b + row * v.n, lim, g, valid, pipe_slots(sb, K, st));
-	if (MASKED && v.mask)
-		pipe_fetch_mask<T, K>(valid ? v.mask + v.mask_row(row) : v.mask, lim, g, valid, pipe_slots(pm.slots, K, st));
-	sm_async_commit();
-}
+	// ARRAYS is the number of data buffers (1 forward: x, 2 backward: y and
+	// dy); the slots start at sm_dynamic. Everything but sa is recomputed
+	// from blockDim and the group at each use: the kernels at 64 registers
+	// spilled when more was kept.
+	__device__ __forceinline__ Pipe() {
+		sa = sm_shared_addr(reinterpret_cast<Pack<T, P>*>(sm_dynamic) + threadIdx.x);
+		lim[0] = lim[1] = 0;
+	}
+	// slot is pack p of stage st of data array arr (bytes between a
+	// thread's packs: blockDim x 16).
+	__device__ __forceinline__ sm_saddr slot(int arr, int st, int p) const {
+		return sa + ((arr * 2 + st) * K + p) * (blockDim.x * 16u);
+	}
+	// mslot is the mask bytes of pack p of stage st (P bytes a pack, after
+	// the data arrays).
+	__device__ __forceinline__ sm_saddr mslot(int st, int p) const {
+		return sa + (ARRAYS * 2 * K * 16u + (st * K + p) * P) * blockDim.x - threadIdx.x * (16u - P);
+	}
+	__device__ __forceinline__ int limit(const View& v, int st) const { return MASKED ? lim[st] : (int)v.n; }
+
+	// fetch starts copying row's packs of a (and b) and its mask bytes into
+	// stage st, and closes the group of copies.
+	__device__ __forceinline__ void fetch(const T* a, const T* b, const View& v, const RowGroup& g, i64 row,
+	                                      int st) {
+		const bool valid = row < v.rows;
+		const int n = (int)v.n;
+		const int l = MASKED && valid ? (int)v.kept(row) : n;
+		if (MASKED) lim[st] = l;
+		if (valid) {
+			const i64 off = row * v.n;
+			const T* ra = sm_opaque(a + off);
+			const T* rb = ARRAYS == 2 ? sm_opaque(b + off) : nullptr;
+			const unsigned char* mr = MASKED && v.mask ? sm_opaque(v.mask + v.mask_row(row)) : nullptr;
+#pragma unroll
+			for (int p = 0; p < K; ++p) {
+				const int col = (p * g.W + g.lane) * P;
+				if (col < l) {
+					sm_async_copy<16>(slot(0, st, p), ra + col);
+					if (ARRAYS == 2) sm_async_copy<16>(slot(1, st, p), rb + col);
+					// The Go side takes the masked pipelined kernels only for masks
+					// whose rows are runs of bytes (mstride 1) that start on a pack
+					// boundary (gpu.MaskRowsAligned): one aligned copy per pack.
+					if (MASKED && mr) sm_async_copy<P>(mslot(st, p), mr + col);
+				}
+			}
+		}
+		sm_async_commit();
+	}
+
+	// take reads pack p of stage st of array a back (afresh, sm_lds) into
+	// val as the compute type: fill for columns from the stage's limit on,
+	// for invalid rows, and (masked, with a mask buffer) for columns whose
+	// mask byte is 0. The pack's mask word is read as the pack is taken, so
+	// no row's worth of mask words stays live (the pipelined masked kernels
+	// ran at a quarter of the SM's warps when they did).
+	__device__ __forceinline__ void take(int arr, const View& v, const RowGroup& g, int st, int p, bool valid,
+	                                     typename Num<T>::acc fill, typename Num<T>::acc* val) const {
+		static_assert(sizeof(Pack<T, P>) == 16, "slots hold 16-byte packs");
+		const int col = (p * g.W + g.lane) * P, l = limit(v, st);
+		if (!valid || col >= l) {
+#pragma unroll
+			for (int j = 0; j < P; ++j) val[j] = fill;
+			return;
+		}
+		const uint4 u = sm_lds<uint4>(slot(arr, st, p));
+		Pack<T, P> pk;
+		memcpy(&pk, &u, sizeof pk);
+		W w = W(~0ull);
+		if (MASKED) w = mask_cut<W, P>(v.mask ? sm_lds<W>(mslot(st, p)) : w, col, l);
+#pragma unroll
+		for (int j = 0; j < P; ++j) val[j] = !MASKED || w & ((W)0xff << (8 * j)) ? Num<T>::in(pk.v[j]) : fill;
+	}
+	// take_row takes all K packs of stage st of array arr.
+	__device__ __forceinline__ void take_row(int arr, const View& v, const RowGroup& g, int st, bool valid,
+	                                         typename Num<T>::acc fill, typename Num<T>::acc* val) const {
+#pragma unroll
+		for (int p = 0; p < K; ++p) take(arr, v, g, st, p, valid, fill, val + p * P);
+	}
+};
 
 template <typename T, int K, bool MASKED, bool CLUSTER = false>
 __device__ __forceinline__ void fwd_pipe(const T* x, T* y, const View& v, int W) {
 	typedef typename Num<T>::acc A;
-	constexpr int P = PackWidth<T, 64>::value, C = K * P;
-	Pack<T, P>* slots = reinterpret_cast<Pack<T, P>*>(sm_dynamic);
-	PipeMask<T> pm{reinterpret_cast<Pack<unsigned char, P>*>(slots + 2 * K * blockDim.x),
-	               {0, 0}};
+	constexpr int C = K * PackWidth<T, 64>::value;
 	const RowGroup g(W, CLUSTER);
-	const int n = (int)v.n;
+	Pipe<T, K, MASKED, 1> pp;
 	const i64 step = g.step();
-	pipe_fetch_row<T, K, MASKED>(x, nullptr, v, g.first, n, g, slots, nullptr, pm, 0);
+	pp.fetch(x, nullptr, v, g, g.first, 0);
 	int st = 0;
 	for (i64 row = g.first; row - g.off < v.rows; row += step, st ^= 1) {
-		pipe_fetch_row<T, K, MASKED>(x, nullptr, v, row + step, n, g, slots, nullptr, pm, st ^ 1);
+		pp.fetch(x, nullptr, v, g, row + step, st ^ 1);
 		sm_async_wait_prior(); // this row's copies have landed
 		const bool valid = row < v.rows;
 		A val[C];
-		if (!MASKED) {
-			pipe_take<T, K>(pipe_slots(slots, K, st), n, g, valid, -sm_inf<A>(), val);
-		} else {
-			pipe_take_kept<T, K>(pipe_slots(slots, K, st), v.mask ? pipe_slots(pm.slots, K, st) : nullptr, pm.lim[st],
-			                     g, valid, -sm_inf<A>(), val);
-		}
+		pp.take_row(0, v, g, st, valid, -sm_inf<A>(), val);
 		fwd_row<T, K>(x, y, v, row, valid, true, g, val);
 	}
 	sm_async_wait_all();
@@ -1045,6 +1024,71 @@ __device__ __forceinline__ void row_exact_bwd(const T* y, const T* dy, T* dx, co
 			    grad_out<T>(v, v.keeps32(mrow, kept, k), Num<T>::in(y[base + k]), Num<T>::in(dy[base + k]), gs));
 }
 
+// GradAcc is one thread's share of a backward row before the group's
+// reduction: the sum of its terms in the compute type (float32 for float32
+// and the half types: at most 32 roundings, 2e-6 of the sum of |terms|,
+// inside the 1e-5 gradient tolerance) and, for log-softmax, the largest y.
+template <typename A> struct GradAcc {
+	A part, ymax;
+};
+template <typename A> __device__ __forceinline__ GradAcc<A> grad_acc_init() { return GradAcc<A>{A(0), -sm_inf<A>()}; }
+template <typename A> __device__ __forceinline__ void grad_acc(const View& v, GradAcc<A>& a, A y, A dy) {
+	if (v.log) {
+		a.part += dy;
+		a.ymax = fmax(a.ymax, y);
+	} else {
+		a.part += dy * y;
+	}
+}
+
+// GradFin is a backward row's finished statistics as tier 1 applies them:
+// whether the row takes the exact path, and the factors of its dx.
+template <typename A> struct GradFin {
+	bool exact, unit;
+	A s, c, k;
+};
+
+// grad_finish reduces the group's GradAcc into the row's GradFin. The group
+// sums in float64 as Stats.s. For log-softmax, any's bit 0 says some y is
+// above -Inf: from the maximum, which ignores NaN, so a row of NaN and -Inf
+// goes to the exact path, which counts NaN; bit 1 says some y is above 64,
+// past what log_grad takes. One reduction gives all three.
+template <typename T>
+__device__ __forceinline__ GradFin<typename Num<T>::acc> grad_finish(const View& v, const RowGroup& g, bool valid,
+                                                                     GradAcc<typename Num<T>::acc> a) {
+	typedef typename Num<T>::acc A;
+	GradStats<A> gs{(double)a.part, (a.ymax > -sm_inf<A>() ? 1 : 0) | (a.ymax > A(64) ? 2 : 0)};
+	gs = g.reduce(gs, GradOp(), GradStats<A>{0.0, 0});
+	const double c = gs.c, sc = v.scale * c;
+	GradFin<A> f;
+	f.exact = valid && (!(c - c == 0.0) || // c not finite,
+	                    (v.log && (!(gs.any & 1) || !log_grad_fast<T>(sc, gs.any & 2)))); // or see log_grad
+	// A scale of 1 (the common case) skips a multiply per element.
+	f.unit = v.scale == 1.0;
+	f.s = A(v.scale);
+	f.c = A(c);
+	f.k = log_grad_k<A>(sc);
+	return f;
+}
+
+// grad_apply turns N (y, dy) of a normal row into dx, in place of dy.
+template <typename A, int N>
+__device__ __forceinline__ void grad_apply(const View& v, const GradFin<A>& f, const A* y, A* g) {
+	if (v.log && f.unit) {
+#pragma unroll
+		for (int i = 0; i < N; ++i) g[i] = log_grad(y[i], g[i], f.k);
+	} else if (v.log) {
+#pragma unroll
+		for (int i = 0; i < N; ++i) g[i] = log_grad(y[i], f.s * g[i], f.k);
+	} else if (f.unit) {
+#pragma unroll
+		for (int i = 0; i < N; ++i) g[i] = y[i] * (g[i] - f.c);
+	} else {
+#pragma unroll
+		for (int i = 0; i < N; ++i) g[i] = f.s * y[i] * (g[i] - f.c);
+	}
+}
+
 // bwd_row finishes one backward row whose (y, dy) this thread holds in vy
 // and vg (masked entries already (0, 0), log (-Inf, 0)).
 template <typename T, int K>
@@ -1052,47 +1096,16 @@ __device__ __forceinline__ void bwd_row(const T* y, const T* dy, T* dx, const Vi
                                         const RowGroup& g, typename Num<T>::acc* vy, typename Num<T>::acc* vg) {
 	typedef typename Num<T>::acc A;
 	constexpr int C = K * PackWidth<T, 64>::value;
-	// A thread sums its at most 16 terms in A (float32 for float32 and
-	// the halves: at most 16 roundings, 1e-6 of the sum of |terms|, inside
-	// the 1e-5 gradient tolerance), the group in float64 as Stats.s. For
-	// log-softmax, any's bit 0 says some y is above -Inf: from the
-	// maximum, which ignores NaN, so a row of NaN and -Inf goes to the exact
-	// path, which counts NaN; bit 1 says some y is above 64, past what
-	// log_grad takes. One reduction gives all three.
-	A part = A(0), ymax = -sm_inf<A>();
+	GradAcc<A> a = grad_acc_init<A>();
 #pragma unroll
-	for (int i = 0; i < C; ++i) {
-		if (v.log) {
-			part += vg[i];
-			ymax = fmax(ymax, vy[i]);
-		} else {
-			part += vg[i] * vy[i];
-		}
-	}
-	GradStats<A> gs{(double)part, (ymax > -sm_inf<A>() ? 1 : 0) | (ymax > A(64) ? 2 : 0)};
-	gs = g.reduce(gs, GradOp(), GradStats<A>{0.0, 0});
-	const double c = gs.c, sc = v.scale * c;
-	const bool exact = valid && (!(c - c == 0.0) || // c not finite,
-	                             (v.log && (!(gs.any & 1) || !log_grad_fast<T>(sc, gs.any & 2)))); // or see log_grad
-	if (g.any(exact)) {
-		row_exact_bwd<T>(y, dy, dx, v, row, exact, g);
-		if (exact) return;
+	for (int i = 0; i < C; ++i) grad_acc(v, a, vy[i], vg[i]);
+	const GradFin<A> f = grad_finish<T>(v, g, valid, a);
+	if (g.any(f.exact)) {
+		row_exact_bwd<T>(y, dy, dx, v, row, f.exact, g);
+		if (f.exact) return;
 	}
 	if (!valid) return;
-	// A scale of 1 (the common case) skips a multiply per softmax element.
-	const bool unit = v.scale == 1.0;
-	const A s = A(v.scale), ca = A(c);
-	if (v.log) {
-		const A k = log_grad_k<A>(sc);
-#pragma unroll
-		for (int i = 0; i < C; ++i) vg[i] = log_grad(vy[i], s * vg[i], k);
-	} else if (unit) {
-#pragma unroll
-		for (int i = 0; i < C; ++i) vg[i] = vy[i] * (vg[i] - ca);
-	} else {
-#pragma unroll
-		for (int i = 0; i < C; ++i) vg[i] = s * vy[i] * (vg[i] - ca);
-	}
+	grad_apply<A, C>(v, f, vy, vg);
 	row_store<T, K>(dx + row * v.n, (int)v.n, g, vec, vg);
 }
 
@@ -1123,30 +1136,20 @@ __device__ __forceinline__ void bwd_rows(const T* y, const T* dy, T* dx, const V
 template <typename T, int K, bool MASKED, bool CLUSTER = false>
 __device__ __forceinline__ void bwd_pipe(const T* y, const T* dy, T* dx, const View& v, int W) {
 	typedef typename Num<T>::acc A;
-	constexpr int P = PackWidth<T, 64>::value, C = K * P;
-	Pack<T, P>* sy = reinterpret_cast<Pack<T, P>*>(sm_dynamic);
-	Pack<T, P>* sg = sy + 2 * K * blockDim.x;
-	PipeMask<T> pm{reinterpret_cast<Pack<unsigned char, P>*>(sg + 2 * K * blockDim.x),
-	               {0, 0}};
+	constexpr int C = K * PackWidth<T, 64>::value;
 	const RowGroup g(W, CLUSTER);
-	const int n = (int)v.n;
+	Pipe<T, K, MASKED, 2> pp;
 	const A yfill = v.log ? -sm_inf<A>() : A(0);
 	const i64 step = g.step();
-	pipe_fetch_row<T, K, MASKED>(y, dy, v, g.first, n, g, sy, sg, pm, 0);
+	pp.fetch(y, dy, v, g, g.first, 0);
 	int st = 0;
 	for (i64 row = g.first; row - g.off < v.rows; row += step, st ^= 1) {
-		pipe_fetch_row<T, K, MASKED>(y, dy, v, row + step, n, g, sy, sg, pm, st ^ 1);
+		pp.fetch(y, dy, v, g, row + step, st ^ 1);
 		sm_async_wait_prior();
 		const bool valid = row < v.rows;
 		A vy[C], vg[C];
-		if (!MASKED) {
-			pipe_take<T, K>(pipe_slots(sy, K, st), n, g, valid, yfill, vy);
-			pipe_take<T, K>(pipe_slots(sg, K, st), n, g, valid, A(0), vg);
-		} else {
-			const Pack<unsigned char, P>* ms = v.mask ? pipe_slots(pm.slots, K, st) : nullptr;
-			pipe_take_kept<T, K>(pipe_slots(sy, K, st), ms, pm.lim[st], g, valid, yfill, vy);
-			pipe_take_kept<T, K>(pipe_slots(sg, K, st), ms, pm.lim[st], g, valid, A(0), vg);
-		}
+		pp.take_row(0, v, g, st, valid, yfill, vy);
+		pp.take_row(1, v, g, st, valid, A(0), vg);
 		bwd_row<T, K>(y, dy, dx, v, row, valid, true, g, vy, vg);
 	}
 	sm_async_wait_all();
