@@ -898,18 +898,15 @@ template <typename T, int K, bool MASKED, int ARRAYS> struct Pipe {
 	static constexpr int P = PackWidth<T, 64>::value;
 	typedef typename MaskWord<P>::type W;
 	sm_saddr sa; // this thread's first slot (array 0, stage 0, pack 0)
-	// lim (masked) is each stage's limit: the columns copied (a causal limit
-	// stops them). Indexed by stage, it lives in local memory, as before
-	// this struct: in registers, it made kernels at 64 registers spill.
-	int lim[2];
 
 	// ARRAYS is the number of data buffers (1 forward: x, 2 backward: y and
 	// dy); the slots start at sm_dynamic. Everything but sa is recomputed
-	// from blockDim and the group at each use: the kernels at 64 registers
-	// spilled when more was kept.
+	// from blockDim and the group at each use, and a row's causal limit
+	// from the row: the kernels at 64 registers spilled when more was kept
+	// in registers, and the masked half kernels ran 20% slower when the
+	// limits were kept in local memory.
 	__device__ __forceinline__ Pipe() {
 		sa = sm_shared_addr(reinterpret_cast<Pack<T, P>*>(sm_dynamic) + threadIdx.x);
-		lim[0] = lim[1] = 0;
 	}
 	// slot is pack p of stage st of data array arr (bytes between a
 	// thread's packs: blockDim x 16).
@@ -921,7 +918,6 @@ template <typename T, int K, bool MASKED, int ARRAYS> struct Pipe {
 	__device__ __forceinline__ sm_saddr mslot(int st, int p) const {
 		return sa + (ARRAYS * 2 * K * 16u + (st * K + p) * P) * blockDim.x - threadIdx.x * (16u - P);
 	}
-	__device__ __forceinline__ int limit(const View& v, int st) const { return MASKED ? lim[st] : (int)v.n; }
 
 	// fetch starts copying row's packs of a (and b) and its mask bytes into
 	// stage st, and closes the group of copies.
@@ -930,7 +926,6 @@ template <typename T, int K, bool MASKED, int ARRAYS> struct Pipe {
 		const bool valid = row < v.rows;
 		const int n = (int)v.n;
 		const int l = MASKED && valid ? (int)v.kept(row) : n;
-		if (MASKED) lim[st] = l;
 		if (valid) {
 			const i64 off = row * v.n;
 			const T* ra = sm_opaque(a + off);
@@ -952,16 +947,16 @@ template <typename T, int K, bool MASKED, int ARRAYS> struct Pipe {
 		sm_async_commit();
 	}
 
-	// take reads pack p of stage st of array a back (afresh, sm_lds) into
-	// val as the compute type: fill for columns from the stage's limit on,
+	// take reads pack p of stage st of array arr back (afresh, sm_lds) into
+	// val as the compute type: fill for columns from the row's limit l on,
 	// for invalid rows, and (masked, with a mask buffer) for columns whose
 	// mask byte is 0. The pack's mask word is read as the pack is taken, so
 	// no row's worth of mask words stays live (the pipelined masked kernels
 	// ran at a quarter of the SM's warps when they did).
-	__device__ __forceinline__ void take(int arr, const View& v, const RowGroup& g, int st, int p, bool valid,
-	                                     typename Num<T>::acc fill, typename Num<T>::acc* val) const {
+	__device__ __forceinline__ void take(int arr, const View& v, const RowGroup& g, int l, int st, int p,
+	                                     bool valid, typename Num<T>::acc fill, typename Num<T>::acc* val) const {
 		static_assert(sizeof(Pack<T, P>) == 16, "slots hold 16-byte packs");
-		const int col = (p * g.W + g.lane) * P, l = limit(v, st);
+		const int col = (p * g.W + g.lane) * P;
 		if (!valid || col >= l) {
 #pragma unroll
 			for (int j = 0; j < P; ++j) val[j] = fill;
@@ -976,10 +971,10 @@ template <typename T, int K, bool MASKED, int ARRAYS> struct Pipe {
 		for (int j = 0; j < P; ++j) val[j] = !MASKED || w & ((W)0xff << (8 * j)) ? Num<T>::in(pk.v[j]) : fill;
 	}
 	// take_row takes all K packs of stage st of array arr.
-	__device__ __forceinline__ void take_row(int arr, const View& v, const RowGroup& g, int st, bool valid,
+	__device__ __forceinline__ void take_row(int arr, const View& v, const RowGroup& g, int l, int st, bool valid,
 	                                         typename Num<T>::acc fill, typename Num<T>::acc* val) const {
 #pragma unroll
-		for (int p = 0; p < K; ++p) take(arr, v, g, st, p, valid, fill, val + p * P);
+		for (int p = 0; p < K; ++p) take(arr, v, g, l, st, p, valid, fill, val + p * P);
 	}
 };
 
@@ -996,8 +991,9 @@ __device__ __forceinline__ void fwd_pipe(const T* x, T* y, const View& v, int W)
 		pp.fetch(x, nullptr, v, g, row + step, st ^ 1);
 		sm_async_wait_prior(); // this row's copies have landed
 		const bool valid = row < v.rows;
+		const int lim = MASKED && valid ? (int)v.kept(row) : (int)v.n;
 		A val[C];
-		pp.take_row(0, v, g, st, valid, -sm_inf<A>(), val);
+		pp.take_row(0, v, g, lim, st, valid, -sm_inf<A>(), val);
 		fwd_row<T, K>(x, y, v, row, valid, true, g, val);
 	}
 	sm_async_wait_all();
@@ -1147,9 +1143,10 @@ __device__ __forceinline__ void bwd_pipe(const T* y, const T* dy, T* dx, const V
 		pp.fetch(y, dy, v, g, row + step, st ^ 1);
 		sm_async_wait_prior();
 		const bool valid = row < v.rows;
+		const int lim = MASKED && valid ? (int)v.kept(row) : (int)v.n;
 		A vy[C], vg[C];
-		pp.take_row(0, v, g, st, valid, yfill, vy);
-		pp.take_row(1, v, g, st, valid, A(0), vg);
+		pp.take_row(0, v, g, lim, st, valid, yfill, vy);
+		pp.take_row(1, v, g, lim, st, valid, A(0), vg);
 		bwd_row<T, K>(y, dy, dx, v, row, valid, true, g, vy, vg);
 	}
 	sm_async_wait_all();
