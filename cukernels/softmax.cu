@@ -19,10 +19,13 @@
 #endif
 
 // Every kernel may run 1024-thread blocks (launch bounds SM_MAX_THREADS)
-// but some masked pipelined ones, which keep the mask slots or a causal
-// limit besides the row and would spill at the 64 registers a 1024-thread
-// block leaves a thread: forward at K = 4 for the half types and float64
-// (the causal-only "c" kernels too: 48 bytes of spills), and backward.
+// but some masked pipelined ones, which keep the mask slots besides the
+// row and would spill at the 64 registers a 1024-thread block leaves a
+// thread: forward at K = 4 for the half types and float64, and backward.
+// (The causal-only "c" kernels at K = 4 for the half types spill 48 bytes
+// at 64 registers, but at 512 threads they ran 16% slower on causal
+// 16x16x2048x2048: 8 blocks of 64 threads per SM, docs/PERFORMANCE.md
+// GPU entry 12.)
 // Forward float32 and K <= 2 fit 64 (ptxas), which lets twice the warps
 // run per SM. The Go side sends masked rows that need more threads to the
 // plain kernels.
@@ -56,7 +59,7 @@
 	SM_FWD(rows##K##m, S, T, SM_MAX_THREADS, (fwd_rows<T, K, true>(x, y, v, vec != 0, (int)group))) \
 	SM_FWD(pipe##K, S, T, SM_MAX_THREADS, (fwd_pipe<T, K, false>(x, y, v, (int)group)))             \
 	SM_FWD(pipe##K##m, S, T, SM_PIPE_MASKED_THREADS(K, T), (fwd_pipe<T, K, true>(x, y, v, (int)group))) \
-	SM_FWD(pipe##K##c, S, T, SM_PIPE_MASKED_THREADS(K, T), (fwd_pipe<T, K, true>(x, y, v.unmasked(), (int)group)))
+	SM_FWD(pipe##K##c, S, T, SM_MAX_THREADS, (fwd_pipe<T, K, true>(x, y, v.unmasked(), (int)group)))
 #define SM_ROWS_BWD_B(K, S, T, BOUND, MBOUND)                                                          \
 	SM_BWD(rows##K, S, T, BOUND, (bwd_rows<T, K, false>(y, dy, dx, v, vec != 0, (int)group)))              \
 	SM_BWD(rows##K##m, S, T, BOUND, (bwd_rows<T, K, true>(y, dy, dx, v, vec != 0, (int)group)))            \
