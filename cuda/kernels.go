@@ -309,7 +309,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		// The masked pipelined kernels copy each row's mask bytes in
 		// packs: they need every mask row aligned to a pack.
 		maskOK := keep != gpu.KeepMask || uintptr(c.mask)%uintptr(pk) == 0 && gpu.MaskRowsAligned(v, int64(pk))
-		if pipe := d.kernels[gpu.PipeKernel(c.dt, c.bwd, k, keep)]; p.vec && maskOK && pipe != nil && !d.noPipe && gpu.PipeOn(c.dt, c.bwd, k, keep) {
+		if pipe := d.kernels[gpu.PipeKernel(c.dt, c.bwd, k, keep)]; p.vec && maskOK && pipe != nil && !d.noPipe && gpu.PipeOn(c.dt, c.bwd, k, w, keep) {
 			smem := gpu.PipeSmem(c.dt, c.bwd, keep, k, threads)
 			if per := d.occupancy(pipe, threads, smem); per > 0 {
 				p.names[0], p.smem = pipe.name, smem

@@ -86,20 +86,27 @@ func rowsK(t Dtype, bwd bool, keep Keep, packs int64) (prefer, most int) {
 }
 
 // PipeOn says whether tier 1 takes its pipelined kernels for k packs per
-// thread when it can: for the half types, for masked and causal rows, and
-// for float32 backward at K = 4. Other unmasked float32 rows ran faster
-// without (docs/PERFORMANCE.md, GPU entry 3): four 16-byte loads per
-// thread already keep enough bytes in flight, and the copy through shared
-// memory costs instructions; backward at K = 4 (long rows, 512-thread
-// groups) ran 5-8% faster with (2048x8192, entry 9). SOFTMAX_PIPE=0 turns
-// them off, SOFTMAX_PIPE=1 on everywhere (tuning knobs for benchmarks,
-// read once at start).
-func PipeOn(t Dtype, bwd bool, k int, keep Keep) bool {
+// thread and groups of w threads when it can: for the half types, for
+// masked and causal rows, and for float32 backward at K = 4. Other unmasked
+// float32 rows ran faster without (docs/PERFORMANCE.md, GPU entry 3): four
+// 16-byte loads per thread already keep enough bytes in flight, and the
+// copy through shared memory costs instructions; backward at K = 4 (long
+// rows, 512-thread groups) ran 5-8% faster with (2048x8192, entry 9).
+// Float32 forward rows with a mask buffer at K = 4 in groups of at most 256
+// threads (2048 to 4096 columns) also ran faster without: 81.7 against 85
+// to 94 us at 16384x2048, 84.1 against 85 to 92 at 8192x4096 (entry 12);
+// at 2048x8192 (512 threads) the pipeline won, 45.7 against 50.4.
+// SOFTMAX_PIPE=0 turns them off, SOFTMAX_PIPE=1 on everywhere (tuning
+// knobs for benchmarks, read once at start).
+func PipeOn(t Dtype, bwd bool, k, w int, keep Keep) bool {
 	switch pipeSetting {
 	case "0":
 		return false
 	case "1":
 		return true
+	}
+	if t == Float32 && !bwd && keep == KeepMask && k == 4 && w <= 256 {
+		return false
 	}
 	if keep != KeepAll {
 		return true

@@ -131,33 +131,39 @@ func TestClusterShape(t *testing.T) {
 }
 
 // TestPipeOn pins which tier 1 rows take the pipelined kernels by default:
-// the half types, masked and causal rows, and float32 backward at K = 4.
+// the half types, masked and causal rows (but float32 forward rows with a
+// mask buffer at K = 4 in groups of at most 256 threads), and float32
+// backward at K = 4.
 func TestPipeOn(t *testing.T) {
 	defer func(s string) { pipeSetting = s }(pipeSetting)
 	pipeSetting = ""
 	for _, c := range []struct {
 		dt   Dtype
 		bwd  bool
-		k    int
+		k, w int
 		keep Keep
 		want bool
 	}{
-		{Float32, false, 4, KeepAll, false},
-		{Float32, true, 2, KeepAll, false},
-		{Float32, true, 4, KeepAll, true},
-		{Float32, false, 2, KeepCausal, true},
-		{Float32, false, 4, KeepMask, true},
-		{Float16, false, 4, KeepMask, true},
-		{Float64, true, 4, KeepAll, false},
-		{Float16, false, 2, KeepAll, true},
-		{BFloat16, true, 4, KeepAll, true},
+		{Float32, false, 4, 256, KeepAll, false},
+		{Float32, true, 2, 256, KeepAll, false},
+		{Float32, true, 4, 256, KeepAll, true},
+		{Float32, false, 2, 256, KeepCausal, true},
+		{Float32, false, 4, 256, KeepCausal, true},
+		{Float32, false, 4, 512, KeepMask, true},
+		{Float32, false, 4, 256, KeepMask, false},
+		{Float32, false, 2, 32, KeepMask, true},
+		{Float32, true, 4, 256, KeepMask, true},
+		{Float16, false, 4, 256, KeepMask, true},
+		{Float64, true, 4, 256, KeepAll, false},
+		{Float16, false, 2, 256, KeepAll, true},
+		{BFloat16, true, 4, 256, KeepAll, true},
 	} {
-		if got := PipeOn(c.dt, c.bwd, c.k, c.keep); got != c.want {
-			t.Errorf("PipeOn(%v, bwd %v, k %d, keep %v) = %v, want %v", c.dt, c.bwd, c.k, c.keep, got, c.want)
+		if got := PipeOn(c.dt, c.bwd, c.k, c.w, c.keep); got != c.want {
+			t.Errorf("PipeOn(%v, bwd %v, k %d, w %d, keep %v) = %v, want %v", c.dt, c.bwd, c.k, c.w, c.keep, got, c.want)
 		}
 	}
 	pipeSetting = "0"
-	if PipeOn(Float16, false, 2, KeepAll) {
+	if PipeOn(Float16, false, 2, 256, KeepAll) {
 		t.Error("SOFTMAX_PIPE=0: pipelined kernels still taken")
 	}
 }
