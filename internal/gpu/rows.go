@@ -93,9 +93,12 @@ func rowsK(t Dtype, bwd bool, keep Keep, packs int64) (prefer, most int) {
 // copy through shared memory costs instructions; backward at K = 4 (long
 // rows, 512-thread groups) ran 5-8% faster with (2048x8192, entry 9).
 // Float32 forward rows with a mask buffer at K = 4 in groups of at most 256
-// threads (2048 to 4096 columns) also ran faster without: 81.7 against 85
-// to 94 us at 16384x2048, 84.1 against 85 to 92 at 8192x4096 (entry 12);
-// at 2048x8192 (512 threads) the pipeline won, 45.7 against 50.4.
+// threads (516 to 4096 columns) also ran faster without where rows are
+// many: 81.7 against 85 to 94 us at 16384x2048, 84.1 against 85 to 92 at
+// 8192x4096 (entry 12); 2048 rows of 1024 to 4096 columns moved 1-2.5% the
+// other way (10.6 -> 10.8 us at 2048x1024), and rows of 516 to 1020
+// columns were not measured. At 2048x8192 (512 threads) the pipeline won,
+// 45.7 against 50.4.
 // SOFTMAX_PIPE=0 turns them off, SOFTMAX_PIPE=1 on everywhere (tuning
 // knobs for benchmarks, read once at start).
 func PipeOn(t Dtype, bwd bool, k, w int, keep Keep) bool {

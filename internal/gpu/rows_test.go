@@ -51,6 +51,22 @@ func TestRowsShape(t *testing.T) {
 	if k, w, _ := RowsShape(Float32, false, KeepAll, 4096, 32); k != 4 || w != 256 {
 		t.Errorf("float32 4096: k %d w %d; want 4, 256", k, w)
 	}
+	// Unmasked half backward rows of at most 16 packs take K = 1 (entry 12).
+	for _, c := range []struct {
+		dt       Dtype
+		keep     Keep
+		n        int64
+		wantK, w int
+	}{
+		{Float16, KeepAll, 128, 1, 16},
+		{BFloat16, KeepAll, 128, 1, 16},
+		{Float16, KeepAll, 136, 2, 16},
+		{Float16, KeepMask, 128, 2, 8},
+	} {
+		if k, w, _ := RowsShape(c.dt, true, c.keep, c.n, 32); k != c.wantK || w != c.w {
+			t.Errorf("%v backward %d columns, keep %v: k %d w %d; want %d, %d", c.dt, c.n, c.keep, k, w, c.wantK, c.w)
+		}
+	}
 	for _, c := range []struct {
 		name string
 		want string
@@ -151,6 +167,7 @@ func TestPipeOn(t *testing.T) {
 		{Float32, false, 4, 256, KeepCausal, true},
 		{Float32, false, 4, 512, KeepMask, true},
 		{Float32, false, 4, 256, KeepMask, false},
+		{Float32, false, 4, 64, KeepMask, false},
 		{Float32, false, 2, 32, KeepMask, true},
 		{Float32, true, 4, 256, KeepMask, true},
 		{Float16, false, 4, 256, KeepMask, true},
