@@ -59,18 +59,19 @@ const RowsBlock = 128
 // faster there on the H200, 1-10% slower on shorter rows
 // (docs/PERFORMANCE.md, GPU entry 8); unmasked half rows of at most 16
 // packs (128 columns) prefer 1: 5% faster than 2 at 65536x128 (entry 12).
-// Float32 rows with a mask buffer of
-// at most 128 packs (512 columns) prefer 2: 4-7% faster (entry 11).
+// Float32 rows with a mask buffer of at most 128 packs (512 columns)
+// prefer 2: 4-7% faster (entry 11).
 func rowsK(t Dtype, bwd bool, keep Keep, packs int64) (prefer, most int) {
 	half := t == Float16 || t == BFloat16
 	switch {
 	case bwd:
 		prefer, most = 2, 4
-		if keep == KeepAll && (half && packs >= 64 || t == Float32 && packs > 2*512) {
-			prefer = 4
-		}
-		if keep == KeepAll && half && packs <= 16 {
+		switch {
+		case keep != KeepAll:
+		case half && packs <= 16:
 			prefer = 1
+		case half && packs >= 64 || t == Float32 && packs > 2*512:
+			prefer = 4
 		}
 	case half && keep == KeepAll:
 		prefer, most = 2, 4
