@@ -119,8 +119,8 @@ template <typename T> __device__ __forceinline__ const T* sm_opaque(const T* p) 
 #endif
 }
 
-// sm_async_copy (shared address form) is sm_async_copy for N of 1, 2, 4,
-// 8 or 16 bytes.
+// sm_async_copy (shared address form) is sm_async_copy for N of 2 (the
+// mask bytes of a float64 pack, an ordinary copy), 4, 8 or 16 bytes.
 template <int N> __device__ __forceinline__ void sm_async_copy(sm_saddr s, const void* gmem) {
 #if defined(__HIPCC__)
 	*reinterpret_cast<sm_bytes<N>*>(s) = *reinterpret_cast<const sm_bytes<N>*>(gmem);
@@ -143,12 +143,9 @@ template <int N> __device__ __forceinline__ void sm_async_copy(sm_saddr s, const
 		             : "memory");
 	} else if constexpr (N == 4) {
 		asm volatile("st.shared.u32 [%0], %1;" ::"r"(s), "r"(*reinterpret_cast<const unsigned*>(gmem)) : "memory");
-	} else if constexpr (N == 2) {
-		asm volatile("st.shared.u16 [%0], %1;" ::"r"(s), "h"(*reinterpret_cast<const unsigned short*>(gmem))
-		             : "memory");
 	} else {
-		static_assert(N == 1, "sm_async_copy: 1, 2, 4, 8 or 16 bytes");
-		asm volatile("st.shared.u8 [%0], %1;" ::"r"(s), "r"((unsigned)*reinterpret_cast<const unsigned char*>(gmem))
+		static_assert(N == 2, "sm_async_copy: 2, 4, 8 or 16 bytes");
+		asm volatile("st.shared.u16 [%0], %1;" ::"r"(s), "h"(*reinterpret_cast<const unsigned short*>(gmem))
 		             : "memory");
 	}
 #endif

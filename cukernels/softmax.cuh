@@ -645,6 +645,14 @@ __device__ __forceinline__ unsigned row_keep(const View& v, i64 mrow, int kept, 
 	return b;
 }
 
+// row_lim is the number of leading columns of row that tier 1 reads: its
+// causal limit in masked kernels (columns past it are not read: their
+// outputs are 0, log -Inf, whatever they hold), all n elsewhere and for
+// rows past the last, which read nothing.
+template <bool MASKED> __device__ __forceinline__ int row_lim(const View& v, i64 row, bool valid) {
+	return MASKED && valid ? (int)v.kept(row) : (int)v.n;
+}
+
 // row_load reads this thread's K packs of a row into val as the compute
 // type; columns past n (and every column when !valid) get fill.
 template <typename T, int K>
@@ -862,14 +870,11 @@ template <typename T, int K, bool MASKED, bool CLUSTER = false>
 __device__ __forceinline__ void fwd_rows(const T* x, T* y, const View& v, bool vec, int W) {
 	typedef typename Num<T>::acc A;
 	constexpr int C = K * PackWidth<T, 64>::value;
-	const RowGroup g(W, CLUSTER);
-	const int n = (int)v.n; // at most 1024*C: 32-bit columns
+	const RowGroup g(W, CLUSTER); // a row is at most 1024*C columns: 32-bit columns
 	for (i64 row = g.first; row - g.off < v.rows; row += g.step()) {
 		const bool valid = row < v.rows;
 		A val[C];
-		// Columns past the causal limit are not read: their outputs are 0
-		// (log: -Inf) whatever they hold.
-		const int lim = MASKED && valid ? (int)v.kept(row) : n;
+		const int lim = row_lim<MASKED>(v, row, valid);
 		row_load<T, K>(x + row * v.n, lim, g, valid, vec, -sm_inf<A>(), val);
 		if (MASKED && valid) row_keep_load<T, K>(v, row, lim, g, vec).apply(g, -sm_inf<A>(), val);
 		fwd_row<T, K>(x, y, v, row, valid, vec, g, val);
@@ -889,11 +894,11 @@ __device__ __forceinline__ void fwd_rows(const T* x, T* y, const View& v, bool v
 
 // Pipe is one thread's pipeline: its slots for one or two buffers (x, or
 // y and dy) and, for masked kernels, the mask bytes, in two stages. Pack p
-// of stage st is at base + (st*K + p)*stride. Addresses are shared-space
-// addresses taken once, and a row's offset is computed once for all its
-// copies: the compiler had redone both for every copy (about 14
-// instructions per 16-byte copy; the half types' backward, 8 copies a row,
-// spent a quarter of its instructions there).
+// of stage st of array arr is at base + ((arr*2 + st)*K + p)*stride (slot,
+// below). Addresses are shared-space addresses taken once, and a row's
+// offset is computed once for all its copies: the compiler had redone both
+// for every copy (about 14 instructions per 16-byte copy; the half types'
+// backward, 8 copies a row, spent a fifth of its instructions there).
 template <typename T, int K, bool MASKED, int ARRAYS> struct Pipe {
 	static constexpr int P = PackWidth<T, 64>::value;
 	typedef typename MaskWord<P>::type W;
@@ -924,8 +929,7 @@ template <typename T, int K, bool MASKED, int ARRAYS> struct Pipe {
 	__device__ __forceinline__ void fetch(const T* a, const T* b, const View& v, const RowGroup& g, i64 row,
 	                                      int st) {
 		const bool valid = row < v.rows;
-		const int n = (int)v.n;
-		const int l = MASKED && valid ? (int)v.kept(row) : n;
+		const int l = row_lim<MASKED>(v, row, valid);
 		if (valid) {
 			const i64 off = row * v.n;
 			const T* ra = sm_opaque(a + off);
@@ -991,7 +995,7 @@ __device__ __forceinline__ void fwd_pipe(const T* x, T* y, const View& v, int W)
 		pp.fetch(x, nullptr, v, g, row + step, st ^ 1);
 		sm_async_wait_prior(); // this row's copies have landed
 		const bool valid = row < v.rows;
-		const int lim = MASKED && valid ? (int)v.kept(row) : (int)v.n;
+		const int lim = row_lim<MASKED>(v, row, valid);
 		A val[C];
 		pp.take_row(0, v, g, lim, st, valid, -sm_inf<A>(), val);
 		fwd_row<T, K>(x, y, v, row, valid, true, g, val);
@@ -1063,7 +1067,7 @@ __device__ __forceinline__ GradFin<typename Num<T>::acc> grad_finish(const View&
 	f.unit = v.scale == 1.0;
 	f.s = A(v.scale);
 	f.c = A(c);
-	f.k = log_grad_k<A>(sc);
+	f.k = v.log ? log_grad_k<A>(sc) : A(0); // log_grad's factor: log-softmax rows only
 	return f;
 }
 
@@ -1110,13 +1114,12 @@ __device__ __forceinline__ void bwd_rows(const T* y, const T* dy, T* dx, const V
 	typedef typename Num<T>::acc A;
 	constexpr int C = K * PackWidth<T, 64>::value;
 	const RowGroup g(W, CLUSTER);
-	const int n = (int)v.n;
 	const A yfill = v.log ? -sm_inf<A>() : A(0); // a masked y: contributes nothing
 	for (i64 row = g.first; row - g.off < v.rows; row += g.step()) {
 		const bool valid = row < v.rows;
 		const i64 base = row * v.n;
 		A vy[C], vg[C];
-		const int lim = MASKED && valid ? (int)v.kept(row) : n; // see fwd_rows
+		const int lim = row_lim<MASKED>(v, row, valid);
 		row_load<T, K>(y + base, lim, g, valid, vec, yfill, vy);
 		row_load<T, K>(dy + base, lim, g, valid, vec, A(0), vg);
 		if (MASKED && valid) {
@@ -1143,7 +1146,7 @@ __device__ __forceinline__ void bwd_pipe(const T* y, const T* dy, T* dx, const V
 		pp.fetch(y, dy, v, g, row + step, st ^ 1);
 		sm_async_wait_prior();
 		const bool valid = row < v.rows;
-		const int lim = MASKED && valid ? (int)v.kept(row) : (int)v.n;
+		const int lim = row_lim<MASKED>(v, row, valid);
 		A vy[C], vg[C];
 		pp.take_row(0, v, g, lim, st, valid, yfill, vy);
 		pp.take_row(1, v, g, lim, st, valid, A(0), vg);
