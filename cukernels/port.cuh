@@ -151,29 +151,30 @@ template <int N> __device__ __forceinline__ void sm_async_copy(sm_saddr s, const
 #endif
 }
 
-// sm_lds reads a W (1, 2, 4 or 8 bytes, or uint4) from shared memory afresh
-// at every call: on CUDA a volatile asm load, which the compiler can
-// neither merge with another read nor move across the cp.async waits
-// (which it cannot see as touching this address).
-template <typename W> __device__ __forceinline__ W sm_lds(sm_saddr s) {
+// sm_lds_if reads a W (2, 4 or 8 bytes, or uint4) from shared memory into
+// w where pred holds, afresh at every call; elsewhere w keeps its value.
+// On CUDA it is one predicated volatile asm load: the compiler can neither
+// merge it with another read nor move it across the cp.async waits (which
+// it cannot see as touching this address), and a row's packs are read
+// back to back, where a branch around each read had made every read wait
+// for the one before.
+template <typename W> __device__ __forceinline__ void sm_lds_if(bool pred, sm_saddr s, W& w) {
 #if defined(__HIPCC__)
-	return *reinterpret_cast<const W*>(s); // no async copies here: ordinary loads
+	if (pred) w = *reinterpret_cast<const W*>(s); // no async copies here: ordinary loads
 #else
-	W w;
+	const unsigned p = pred;
 	if constexpr (sizeof(W) == 16) {
-		asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w) : "r"(s));
+		asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %4, 0;\n\t@q ld.shared.v4.u32 {%0, %1, %2, %3}, [%5];\n\t}"
+		             : "+r"(w.x), "+r"(w.y), "+r"(w.z), "+r"(w.w)
+		             : "r"(p), "r"(s));
 	} else if constexpr (sizeof(W) == 8) {
-		asm volatile("ld.shared.u64 %0, [%1];" : "=l"(w) : "r"(s));
+		asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %1, 0;\n\t@q ld.shared.u64 %0, [%2];\n\t}" : "+l"(w) : "r"(p), "r"(s));
 	} else if constexpr (sizeof(W) == 4) {
-		asm volatile("ld.shared.u32 %0, [%1];" : "=r"(w) : "r"(s));
-	} else if constexpr (sizeof(W) == 2) {
-		asm volatile("ld.shared.u16 %0, [%1];" : "=h"(w) : "r"(s));
+		asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %1, 0;\n\t@q ld.shared.u32 %0, [%2];\n\t}" : "+r"(w) : "r"(p), "r"(s));
 	} else {
-		unsigned u;
-		asm volatile("ld.shared.u8 %0, [%1];" : "=r"(u) : "r"(s));
-		w = (W)u;
+		static_assert(sizeof(W) == 2, "sm_lds_if: 2, 4, 8 or 16 bytes");
+		asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.u32 q, %1, 0;\n\t@q ld.shared.u16 %0, [%2];\n\t}" : "+h"(w) : "r"(p), "r"(s));
 	}
-	return w;
 #endif
 }
 

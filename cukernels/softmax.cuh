@@ -951,28 +951,29 @@ template <typename T, int K, bool MASKED, int ARRAYS> struct Pipe {
 		sm_async_commit();
 	}
 
-	// take reads pack p of stage st of array arr back (afresh, sm_lds) into
-	// val as the compute type: fill for columns from the row's limit l on,
-	// for invalid rows, and (masked, with a mask buffer) for columns whose
-	// mask byte is 0. The pack's mask word is read as the pack is taken, so
-	// no row's worth of mask words stays live (the pipelined masked kernels
-	// ran at a quarter of the SM's warps when they did).
+	// take reads pack p of stage st of array arr back (afresh, sm_lds_if)
+	// into val as the compute type: fill for columns from the row's limit l
+	// on, for invalid rows, and (masked, with a mask buffer) for columns
+	// whose mask byte is 0. The pack's mask word is read as the pack is
+	// taken, so no row's worth of mask words stays live (the pipelined
+	// masked kernels ran at a quarter of the SM's warps when they did). No
+	// branch: packs past l are reads not made and selects, so a row's K
+	// reads issue back to back.
 	__device__ __forceinline__ void take(int arr, const View& v, const RowGroup& g, int l, int st, int p,
 	                                     bool valid, typename Num<T>::acc fill, typename Num<T>::acc* val) const {
 		static_assert(sizeof(Pack<T, P>) == 16, "slots hold 16-byte packs");
 		const int col = (p * g.W + g.lane) * P;
-		if (!valid || col >= l) {
-#pragma unroll
-			for (int j = 0; j < P; ++j) val[j] = fill;
-			return;
-		}
-		const uint4 u = sm_lds<uint4>(slot(arr, st, p));
+		const bool in = valid && col < l;
+		uint4 u = make_uint4(0u, 0u, 0u, 0u);
+		sm_lds_if(in, slot(arr, st, p), u);
 		Pack<T, P> pk;
 		memcpy(&pk, &u, sizeof pk);
 		W w = W(~0ull);
-		if (MASKED) w = mask_cut<W, P>(v.mask ? sm_lds<W>(mslot(st, p)) : w, col, l);
+		if (MASKED && v.mask) sm_lds_if(in, mslot(st, p), w);
+		if (MASKED) w = mask_cut<W, P>(w, col, l);
+		if (!in) w = 0;
 #pragma unroll
-		for (int j = 0; j < P; ++j) val[j] = !MASKED || w & ((W)0xff << (8 * j)) ? Num<T>::in(pk.v[j]) : fill;
+		for (int j = 0; j < P; ++j) val[j] = w & ((W)0xff << (8 * j)) ? Num<T>::in(pk.v[j]) : fill;
 	}
 	// take_row takes all K packs of stage st of array arr.
 	__device__ __forceinline__ void take_row(int arr, const View& v, const RowGroup& g, int l, int st, bool valid,
