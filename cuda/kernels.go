@@ -312,15 +312,19 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		if pipe := d.kernels[gpu.PipeKernel(c.dt, c.bwd, k, keep)]; p.vec && maskOK && pipe != nil && !d.noPipe && gpu.PipeOn(c.dt, c.bwd, k, w, keep) {
 			smem := gpu.PipeSmem(c.dt, c.bwd, keep, k, threads)
 			if per := d.occupancy(pipe, threads, smem); per > 0 {
-				p.names[0], p.smem = pipe.name, smem
-				p.grid[0] = int(min(want, int64(per*d.sms)))
+				if grid := min(want, int64(per*d.sms)); gpu.PipeRowsFit(rows, grid*int64(perBlock), int64(perBlock)) {
+					p.names[0], p.smem = pipe.name, smem
+					p.grid[0] = int(grid)
+				}
 			}
 		}
 	case TierCluster:
 		masked := c.mask != 0 || v.Causal
 		k, blocks, threads, _ := gpu.ClusterShape(c.dt, c.bwd, n, warpSize)
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
-		pipe := p.vec && !d.noPipe && gpu.ClusterPipeOn(masked)
+		// At most rows clusters walk the rows (below), so rows is a bound on
+		// their step.
+		pipe := p.vec && !d.noPipe && gpu.ClusterPipeOn(masked) && gpu.PipeRowsFit(rows, rows, 1)
 		p.names = []string{gpu.ClusterKernel(c.dt, c.bwd, masked, pipe)}
 		p.threads, p.cluster, p.group = threads, blocks, blocks*threads
 		if pipe {

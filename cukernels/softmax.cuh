@@ -983,16 +983,21 @@ template <typename T, int K, bool MASKED, int ARRAYS> struct Pipe {
 	}
 };
 
+// The pipelined kernels index rows in 32 bits: the Go side launches them
+// only where every row index their loops form, rows + the grid's rows per
+// step, is below 2^31 (internal/gpu.PipeRowsFit). Three registers fewer
+// than 64-bit indices, which the half kernels at K = 4 and 64 registers
+// had spilled.
 template <typename T, int K, bool MASKED, bool CLUSTER = false>
 __device__ __forceinline__ void fwd_pipe(const T* x, T* y, const View& v, int W) {
 	typedef typename Num<T>::acc A;
 	constexpr int C = K * PackWidth<T, 64>::value;
 	const RowGroup g(W, CLUSTER);
 	Pipe<T, K, MASKED, 1> pp;
-	const i64 step = g.step();
+	const int step = (int)g.step(), end = (int)v.rows + g.off;
 	pp.fetch(x, nullptr, v, g, g.first, 0);
 	int st = 0;
-	for (i64 row = g.first; row - g.off < v.rows; row += step, st ^= 1) {
+	for (int row = (int)g.first; row < end; row += step, st ^= 1) {
 		pp.fetch(x, nullptr, v, g, row + step, st ^ 1);
 		sm_async_wait_prior(); // this row's copies have landed
 		const bool valid = row < v.rows;
@@ -1133,6 +1138,7 @@ __device__ __forceinline__ void bwd_rows(const T* y, const T* dy, T* dx, const V
 	g.done();
 }
 
+// bwd_pipe indexes rows in 32 bits as fwd_pipe does.
 template <typename T, int K, bool MASKED, bool CLUSTER = false>
 __device__ __forceinline__ void bwd_pipe(const T* y, const T* dy, T* dx, const View& v, int W) {
 	typedef typename Num<T>::acc A;
@@ -1140,10 +1146,10 @@ __device__ __forceinline__ void bwd_pipe(const T* y, const T* dy, T* dx, const V
 	const RowGroup g(W, CLUSTER);
 	Pipe<T, K, MASKED, 2> pp;
 	const A yfill = v.log ? -sm_inf<A>() : A(0);
-	const i64 step = g.step();
+	const int step = (int)g.step(), end = (int)v.rows + g.off;
 	pp.fetch(y, dy, v, g, g.first, 0);
 	int st = 0;
-	for (i64 row = g.first; row - g.off < v.rows; row += step, st ^= 1) {
+	for (int row = (int)g.first; row < end; row += step, st ^= 1) {
 		pp.fetch(y, dy, v, g, row + step, st ^ 1);
 		sm_async_wait_prior();
 		const bool valid = row < v.rows;

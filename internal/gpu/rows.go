@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"os"
 	"strconv"
@@ -116,6 +117,17 @@ func PipeOn(t Dtype, bwd bool, k, w int, keep Keep) bool {
 		return true
 	}
 	return t == Float16 || t == BFloat16 || t == Float32 && bwd && k == 4
+}
+
+// PipeRowsFit says whether the pipelined kernels (tier 1's and the
+// cluster tier's) may walk rows rows, step rows per step of the grid and
+// perBlock rows per block: they index rows in 32 bits
+// (cukernels/softmax.cuh, fwd_pipe), and every index they form is below
+// rows + perBlock + step. Where it does not hold the plain kernels, which
+// index in 64 bits, take the rows.
+func PipeRowsFit(rows, step, perBlock int64) bool {
+	const most = math.MaxInt32
+	return rows >= 0 && step >= 0 && perBlock >= 0 && step <= most && perBlock <= most && rows <= most-step-perBlock
 }
 
 var pipeSetting = os.Getenv("SOFTMAX_PIPE")

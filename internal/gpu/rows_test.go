@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"math"
 	"slices"
 	"testing"
 )
@@ -182,5 +183,27 @@ func TestPipeOn(t *testing.T) {
 	pipeSetting = "0"
 	if PipeOn(Float16, false, 2, 256, KeepAll) {
 		t.Error("SOFTMAX_PIPE=0: pipelined kernels still taken")
+	}
+}
+
+// TestPipeRowsFit pins the bound of the pipelined kernels' 32-bit row
+// indices: the largest index they form, rows + perBlock + step - 1, must
+// stay below 2^31.
+func TestPipeRowsFit(t *testing.T) {
+	for _, c := range []struct {
+		rows, step, perBlock int64
+		want                 bool
+	}{
+		{65536, 132 * 16, 16, true},
+		{math.MaxInt32 - 2048 - 16, 2048, 16, true},
+		{math.MaxInt32 - 2048 - 16 + 1, 2048, 16, false},
+		{math.MaxInt32, 1, 0, false},
+		{1 << 40, 132, 1, false},
+		{1, math.MaxInt64, math.MaxInt64, false}, // no overflow
+		{-1, 1, 1, false},
+	} {
+		if got := PipeRowsFit(c.rows, c.step, c.perBlock); got != c.want {
+			t.Errorf("PipeRowsFit(%d, %d, %d) = %v, want %v", c.rows, c.step, c.perBlock, got, c.want)
+		}
 	}
 }
