@@ -22,10 +22,10 @@
 // but some masked pipelined ones, which keep the mask slots besides the
 // row and would spill at the 64 registers a 1024-thread block leaves a
 // thread: forward at K = 4 for the half types and float64, and backward.
-// (The causal-only "c" kernels at K = 4 for the half types spill 48 bytes
-// at 64 registers, but at 512 threads they ran 16% slower on causal
-// 16x16x2048x2048: 8 blocks of 64 threads per SM, docs/PERFORMANCE.md
-// GPU entry 12.)
+// (The causal-only "c" kernels at K = 4 for the half types spill 24 bytes
+// at 64 registers, as the unmasked ones spill 20, but at 512 threads they
+// ran 16% slower on causal 16x16x2048x2048: 8 blocks of 64 threads per
+// SM, docs/PERFORMANCE.md GPU entry 12.)
 // Forward float32 and K <= 2 fit 64 (ptxas), which lets twice the warps
 // run per SM. The Go side sends masked rows that need more threads to the
 // plain kernels.
@@ -35,14 +35,19 @@
 // registers of a 512-thread block, so its kernels run at most 512 threads
 // and the Go side takes K = 4 only for rows of at most 512 threads.
 #define SM_WIDE_THREADS 512
+// Kernels bounded below SM_MAX_THREADS ask for one block per SM: without
+// it ptxas held float32 backward at K = 4 to 64 registers and spilled 24
+// bytes (72 fit without spills, and the spilling kernel ran 6% slower at
+// 2048x8192, docs/PERFORMANCE.md GPU entry 13). 0 is no request.
+#define SM_MIN_BLOCKS(BOUND) ((BOUND) < SM_MAX_THREADS ? 1 : 0)
 #define SM_FWD(NAME, S, T, BOUND, BODY)                                                            \
-	extern "C" __global__ void __launch_bounds__(BOUND)                                           \
+	extern "C" __global__ void __launch_bounds__(BOUND, SM_MIN_BLOCKS(BOUND))                     \
 	    softmax_fwd_##NAME##_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {             \
 		const View v = SM_VIEW();                                                               \
 		BODY;                                                                                   \
 	}
 #define SM_BWD(NAME, S, T, BOUND, BODY)                                                            \
-	extern "C" __global__ void __launch_bounds__(BOUND)                                           \
+	extern "C" __global__ void __launch_bounds__(BOUND, SM_MIN_BLOCKS(BOUND))                     \
 	    softmax_bwd_##NAME##_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) { \
 		const View v = SM_VIEW();                                                               \
 		BODY;                                                                                   \
@@ -52,8 +57,8 @@
 // apply a mask or causal limit, "pipe" instances copy the next row ahead
 // through shared memory. "pipe..c" instances are the masked pipelined
 // ones for a causal limit without a mask buffer: with no mask state they
-// fit the registers of unmasked kernels, so twice the warps of "m" ones
-// run per SM.
+// take about the registers of unmasked kernels, so twice the warps of "m"
+// ones run per SM.
 #define SM_ROWS_FWD(K, S, T)                                                                     \
 	SM_FWD(rows##K, S, T, SM_MAX_THREADS, (fwd_rows<T, K, false>(x, y, v, vec != 0, (int)group)))   \
 	SM_FWD(rows##K##m, S, T, SM_MAX_THREADS, (fwd_rows<T, K, true>(x, y, v, vec != 0, (int)group))) \
