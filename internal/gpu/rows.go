@@ -130,6 +130,25 @@ func PipeRowsFit(rows, step, perBlock int64) bool {
 	return rows >= 0 && step >= 0 && perBlock >= 0 && step <= most && perBlock <= most && rows <= most-step-perBlock
 }
 
+// PipeBlocksCap is the most blocks per SM the pipelined tier 1 kernels
+// run at (0: as many as fit). Backward rows of the half types at K = 4 in
+// 64-thread groups (1032 to 2048 columns) run at most 4: 52.6 against
+// 53.9 us at 16384x2048 and 1516 against 1571 at 16x16x2048x2048, both
+// ops and both types, where 9 fit; 5 and 8 ran as 9 did, 3 and 2 7-30%
+// slower (docs/PERFORMANCE.md GPU entry 13). SOFTMAX_PIPE_BLOCKS sets it
+// for every pipelined launch (a tuning knob, read once at start).
+func PipeBlocksCap(t Dtype, bwd bool, k, w int) int {
+	if pipeBlocksSetting > 0 {
+		return pipeBlocksSetting
+	}
+	if bwd && (t == Float16 || t == BFloat16) && k == 4 && w == 64 {
+		return 4
+	}
+	return 0
+}
+
+var pipeBlocksSetting, _ = strconv.Atoi(os.Getenv("SOFTMAX_PIPE_BLOCKS"))
+
 var pipeSetting = os.Getenv("SOFTMAX_PIPE")
 
 // rowsPreferOverride is SOFTMAX_ROWS_K: when set to 1, 2 or 4, the packs

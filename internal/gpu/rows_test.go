@@ -207,3 +207,32 @@ func TestPipeRowsFit(t *testing.T) {
 		}
 	}
 }
+
+// TestPipeBlocksCap pins the pipelined kernels' cap on blocks per SM: 4
+// for the half types' backward at K = 4 in 64-thread groups, none
+// elsewhere.
+func TestPipeBlocksCap(t *testing.T) {
+	defer func(n int) { pipeBlocksSetting = n }(pipeBlocksSetting)
+	pipeBlocksSetting = 0
+	for _, c := range []struct {
+		dt   Dtype
+		bwd  bool
+		k, w int
+		want int
+	}{
+		{Float16, true, 4, 64, 4},
+		{BFloat16, true, 4, 64, 4},
+		{Float16, false, 4, 64, 0},
+		{Float16, true, 4, 128, 0},
+		{Float16, true, 2, 64, 0},
+		{Float32, true, 4, 64, 0},
+	} {
+		if got := PipeBlocksCap(c.dt, c.bwd, c.k, c.w); got != c.want {
+			t.Errorf("PipeBlocksCap(%v, bwd %v, k %d, w %d) = %d, want %d", c.dt, c.bwd, c.k, c.w, got, c.want)
+		}
+	}
+	pipeBlocksSetting = 6
+	if got := PipeBlocksCap(Float32, false, 1, 32); got != 6 {
+		t.Errorf("SOFTMAX_PIPE_BLOCKS=6: cap %d", got)
+	}
+}
