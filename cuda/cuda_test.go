@@ -543,6 +543,36 @@ func TestGPURowsBoundaries(t *testing.T) {
 	}
 }
 
+// TestGPULogBackward runs unmasked log-softmax backward rows of 1 to 2049
+// packs through tier 1, with and without its pipelined kernels: plain
+// rows, rows with NaN, +Inf and all -Inf (the exact form) and a scale, and
+// rows of tiny dy of one sign (the exact form by log_grad_fast).
+func TestGPULogBackward(t *testing.T) {
+	d := device(t)
+	rng := rand.New(rand.NewPCG(13, 13))
+	for _, dt := range []Dtype{Float32, Float16, BFloat16} {
+		pk := 16 / dt.Size()
+		for i, packs := range []int{1, 63, 64, 65, 256, 1000, 2047, 2048, 2049} {
+			n := packs * pk
+			for variant, name := range []string{"plain", "special", "tiny"} {
+				p := rowsProblem(rng, 3+i%3, n, []int{0, 6, 0}[variant])
+				p.spec.Log = true
+				if variant == 2 {
+					for k := range p.dy {
+						p.dy[k] = 1e-38 * (1 + rng.Float64())
+					}
+				}
+				p.name += "/" + name
+				for _, noPipe := range []bool{false, true} {
+					d.noPipe = noPipe
+					run(t, d, p, dt, TierAuto, TierRows)
+				}
+				d.noPipe = false
+			}
+		}
+	}
+}
+
 // TestGPUSharedMemoryBoundary runs rows one shorter than, as long as, and
 // one longer than what tier 2 holds in shared memory, forward and
 // backward.
