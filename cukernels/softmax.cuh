@@ -970,7 +970,9 @@ template <typename T, int K, bool MASKED, int ARRAYS> struct Pipe {
 		memcpy(&pk, &u, sizeof pk);
 		W w = W(~0ull);
 		if (MASKED && v.mask) sm_lds_if(in, mslot(st, p), w);
-		if (MASKED) w = mask_cut<W, P>(w, col, l);
+		// Packs not taken are cut at their own end (no cut: mask_cut's shift
+		// is defined for cuts within a pack only), then dropped.
+		if (MASKED) w = mask_cut<W, P>(w, col, in ? l : col + P);
 		if (!in) w = 0;
 #pragma unroll
 		for (int j = 0; j < P; ++j) val[j] = w & ((W)0xff << (8 * j)) ? Num<T>::in(pk.v[j]) : fill;
@@ -984,8 +986,9 @@ template <typename T, int K, bool MASKED, int ARRAYS> struct Pipe {
 };
 
 // The pipelined kernels index rows in 32 bits: the Go side launches them
-// only where every row index their loops form, rows + the grid's rows per
-// step, is below 2^31 (internal/gpu.PipeRowsFit). Three registers fewer
+// only where rows + rows per block + the grid's rows per step, a bound on
+// every row index their loops form, is below 2^31 (internal/gpu.PipeRowsFit;
+// the cluster tier's cpipe kernels too). Three registers fewer
 // than 64-bit indices, which the half kernels at K = 4 and 64 registers
 // had spilled.
 template <typename T, int K, bool MASKED, bool CLUSTER = false>
