@@ -543,18 +543,22 @@ func TestGPURowsBoundaries(t *testing.T) {
 	}
 }
 
-// TestGPULogBackward runs unmasked log-softmax backward rows of 1 to 2049
-// packs through tier 1, with and without its pipelined kernels: plain
-// rows, rows with NaN, +Inf and all -Inf (the exact form) and a scale, and
-// rows of tiny dy of one sign (the exact form by log_grad_fast).
+// TestGPULogBackward runs unmasked log-softmax backward rows of 1 to 2048
+// packs (tier 1's longest backward row) through tier 1, with and without
+// its pipelined kernels: plain rows, rows with NaN, +Inf and all -Inf (the
+// exact form) and a scale, and (float32 and bfloat16, whose range holds
+// them) rows of tiny dy of one sign (the exact form by log_grad_fast).
 func TestGPULogBackward(t *testing.T) {
 	d := device(t)
 	rng := rand.New(rand.NewPCG(13, 13))
 	for _, dt := range []Dtype{Float32, Float16, BFloat16} {
 		pk := 16 / dt.Size()
-		for i, packs := range []int{1, 63, 64, 65, 256, 1000, 2047, 2048, 2049} {
+		for i, packs := range []int{1, 63, 64, 65, 256, 1000, 1024, 1025, 2047, 2048} {
 			n := packs * pk
 			for variant, name := range []string{"plain", "special", "tiny"} {
+				if variant == 2 && dt == Float16 { // 1e-38 is 0 in float16
+					continue
+				}
 				p := rowsProblem(rng, 3+i%3, n, []int{0, 6, 0}[variant])
 				p.spec.Log = true
 				if variant == 2 {
@@ -569,6 +573,43 @@ func TestGPULogBackward(t *testing.T) {
 				}
 				d.noPipe = false
 			}
+		}
+	}
+}
+
+// TestGPUPipeDispatch checks which tier 1 kernel and grid makePlan takes
+// where the pipelined kernels' rules decide: half backward rows of 2048
+// columns at 4 blocks per SM (gpu.PipeBlocksCap), and rows too many for
+// their 32-bit row indices on the plain kernels (gpu.PipeRowsFit).
+func TestGPUPipeDispatch(t *testing.T) {
+	d := device(t)
+	bufs := []cu.DevicePtr{1 << 20, 2 << 20, 3 << 20} // aligned; makePlan reads no memory
+	for _, c := range []struct {
+		dt        Dtype
+		shape     []int
+		bwd       bool
+		kernel    string
+		gridPerSM int // 0: not checked
+	}{
+		{Float16, []int{16384, 2048}, true, "softmax_bwd_pipe4_f16", 4},
+		{BFloat16, []int{16384, 2048}, true, "softmax_bwd_pipe4_bf16", 4},
+		{Float16, []int{16384, 1024}, false, "softmax_fwd_pipe2_f16", 0},
+		{Float16, []int{1<<31 - 8, 8}, false, "softmax_fwd_rows1_f16", 0},
+		{Float16, []int{1 << 20, 8}, false, "softmax_fwd_pipe1_f16", 0},
+	} {
+		v, err := layout.Resolve(layout.Params{Axis: -1, Scale: 1, Log: c.bwd}, c.shape, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p plan
+		if err := d.do(func() (err error) { p, err = d.makePlan(&call{dt: c.dt, v: v, bwd: c.bwd, bufs: bufs}); return err }); err != nil {
+			t.Fatal(err)
+		}
+		if p.names[0] != c.kernel {
+			t.Errorf("%v %v bwd %v: kernel %s, want %s", c.dt, c.shape, c.bwd, p.names[0], c.kernel)
+		}
+		if c.gridPerSM > 0 && p.grid[0] != c.gridPerSM*d.sms {
+			t.Errorf("%v %v bwd %v: grid %d, want %d blocks per SM (%d)", c.dt, c.shape, c.bwd, p.grid[0], c.gridPerSM, c.gridPerSM*d.sms)
 		}
 	}
 }
