@@ -136,7 +136,8 @@ func PipeRowsFit(rows, step, perBlock int64) bool {
 // 53.9 us at 16384x2048 and 1516 against 1571 at 16x16x2048x2048, both
 // ops and both types, where 9 fit; 5 and 8 ran as 9 did, 3 and 2 7-30%
 // slower (docs/PERFORMANCE.md GPU entry 13). SOFTMAX_PIPE_BLOCKS sets it
-// for every pipelined launch (a tuning knob, read once at start).
+// for every pipelined tier 1 launch (a tuning knob, read once at start;
+// not the cluster tier's).
 func PipeBlocksCap(t Dtype, bwd bool, k, w int) int {
 	if pipeBlocksSetting > 0 {
 		return pipeBlocksSetting

@@ -187,7 +187,7 @@ func TestPipeOn(t *testing.T) {
 }
 
 // TestPipeRowsFit pins the bound of the pipelined kernels' 32-bit row
-// indices: the largest index they form, rows + perBlock + step - 1, must
+// indices: rows + perBlock + step, above the largest index they form, must
 // stay below 2^31.
 func TestPipeRowsFit(t *testing.T) {
 	for _, c := range []struct {
