@@ -71,29 +71,16 @@ __device__ __forceinline__ float sm_exp2_ftz(float v) {
 }
 #endif
 
-// sm_async_copy<N> copies N bytes (N-aligned at both ends) from global to
-// shared memory; on sm_80 and later for N = 4, 8 or 16 without passing
-// through registers (cp.async), completing at sm_async_wait_*. Elsewhere
-// (older GPUs, HIP, other N) it is an ordinary copy. sm_async_commit
+// sm_async_copy<N> (below, after sm_saddr) copies N bytes (N-aligned at
+// both ends) from global to shared memory; on sm_80 and later for N = 4, 8
+// or 16 without passing through registers (cp.async), completing at
+// sm_async_wait_*. Elsewhere (older GPUs, HIP, N = 2) it is an ordinary
+// copy. sm_async_commit
 // closes a group of copies; sm_async_wait_prior waits for every group but
 // the last committed, sm_async_wait_all for all.
 template <int N> struct alignas(N) sm_bytes {
 	unsigned char b[N];
 };
-template <int N> __device__ __forceinline__ void sm_async_copy(void* smem, const void* gmem) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-	if constexpr (N == 16) {
-		const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
-		asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gmem) : "memory");
-		return;
-	} else if constexpr (N == 4 || N == 8) {
-		const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
-		asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(s), "l"(gmem), "n"(N) : "memory");
-		return;
-	}
-#endif
-	*reinterpret_cast<sm_bytes<N>*>(smem) = *reinterpret_cast<const sm_bytes<N>*>(gmem);
-}
 // sm_saddr is a shared memory address as the pipelined kernels keep it:
 // on CUDA a 32-bit shared-window address, taken once per thread with
 // sm_shared_addr (converting a generic pointer at every copy cost six
@@ -149,6 +136,11 @@ template <int N> __device__ __forceinline__ void sm_async_copy(sm_saddr s, const
 		             : "memory");
 	}
 #endif
+}
+// sm_async_copy (generic pointer form) is the shared address form for a
+// pointer into shared memory, converted at each call.
+template <int N> __device__ __forceinline__ void sm_async_copy(void* smem, const void* gmem) {
+	sm_async_copy<N>(sm_shared_addr(smem), gmem);
 }
 
 // sm_lds_if reads a W (2, 4 or 8 bytes, or uint4) from shared memory into
