@@ -1,7 +1,8 @@
 // grid.cuh is tier 7: few rows spread over every multiprocessor at once,
-// each block's share of a row held in its shared memory. softmax.cu
+// each block's share of a row held in its shared memory, and tier 8, the
+// same work for many rows, a row per thread block cluster. softmax.cu
 // includes it after long.cuh (it merges tier 4's Parts); CUDA only, since
-// it needs a cooperative launch.
+// tier 7 needs a cooperative launch and tier 8 clusters.
 //
 // Few rows that the shared memory of the whole GPU holds (4 x 1M float32
 // forward is 16 MB; the H200 has 132 x 227 KB): one cooperative launch of
@@ -66,6 +67,42 @@ __device__ __forceinline__ Part grid_part(const Part* p) {
 	return Part{__ldcg(&p->m), __ldcg(&p->s), __ldcg(&p->nan), __ldcg(&p->infs)};
 }
 
+// A Meet is how the blocks of a row exchange their Parts: publish gives
+// this block's Part (block b of the row) and returns once every block of
+// the row has given its own; at(j) is then block j's.
+//
+// GridMeet is tier 7's: Parts in the workspace, a barrier in global
+// memory.
+struct GridMeet {
+	Part* parts; // the row's
+	unsigned* sync;
+	unsigned splits;
+	__device__ __forceinline__ void publish(const Part& p, i64 b) const {
+		if (threadIdx.x == 0) parts[b] = p;
+		grid_barrier(sync, splits);
+	}
+	__device__ __forceinline__ Part at(i64 j) const { return grid_part(parts + j); }
+};
+
+// ClusterMeet is tier 8's: the row's blocks are one thread block cluster
+// (block b is rank b) and each stores its Part into slot b of every
+// block's shared memory, so after the cluster barrier a block reads only
+// its own slots and may leave while the others still read theirs. The
+// kernel arrives at a cluster barrier as it starts (start); publish waits
+// on it before its first store into another block.
+struct ClusterMeet {
+	Part* slots; // this block's, most of them
+	unsigned splits;
+	static constexpr int most = 16; // the largest (non-portable) cluster
+	__device__ __forceinline__ static void start() { sm_cluster_arrive(); }
+	__device__ __forceinline__ void publish(const Part& p, i64 b) const {
+		sm_cluster_wait();
+		if (threadIdx.x < splits) *sm_cluster_map(slots + b, threadIdx.x) = p;
+		sm_cluster_sync();
+	}
+	__device__ __forceinline__ Part at(i64 j) const { return slots[j]; }
+};
+
 // GridSlice is a block's share of the launch: its row and columns
 // [lo, lo + len).
 struct GridSlice {
@@ -118,15 +155,45 @@ struct GridRow {
 	}
 };
 
-// fwd_grid_slice is fwd_grid's work on units of width U. The statistics
-// are exact (add_max counts NaN and +Inf; masked entries are -Inf in the
-// cache); the output of a normal row takes tier 1's arithmetic (fwd_row),
-// other rows fwd_out's per-entry cases.
+// grid_part_fast is the Part of a block's share that nothing filters, in
+// tier 1's arithmetic (fwd_row): the maximum by fmax (NaN ignored), the
+// sum of row_exp against it, each pack's terms in the compute type. It
+// returns false where that is not the exact Part (grid_part_exact's): a
+// NaN or +Inf entry makes the sum NaN, which the range check catches, as
+// tier 1's does. A share of -Inf alone sums to 0: the empty Part. The
+// result is the same in every thread of the block.
 template <typename T, int U>
-__device__ __forceinline__ void fwd_grid_slice(T* y, const View& v, Part* parts, const GridSlice& sl, const GridRow& gr,
-                                               i64 splits, unsigned* sync, T* cache) {
+__device__ __forceinline__ bool grid_part_fast(const View& v, const GridUnits<T, U>& un, Part& part) {
 	typedef typename Num<T>::acc A;
-	const GridUnits<T, U> un(cache, sl.len);
+	A m = sm_lowest<A>();
+	for (int u = threadIdx.x; u < un.count; u += blockDim.x) {
+		const Pack<T, U> q = un.p[u];
+#pragma unroll
+		for (int j = 0; j < U; ++j) m = fmax(m, Num<T>::in(q.v[j]));
+	}
+	m = block_reduce(m, MaxV(), sm_lowest<A>());
+	double s = 0.0;
+	for (int u = threadIdx.x; u < un.count; u += blockDim.x) {
+		const Pack<T, U> q = un.p[u];
+		A ps = A(0);
+#pragma unroll
+		for (int j = 0; j < U; ++j) ps += row_exp<T>(Num<T>::in(q.v[j]), m, v.ex);
+		s += (double)ps;
+	}
+	s = block_reduce(s, SumOp(), 0.0);
+	if (s == 0.0) {
+		part = Part{-(double)INFINITY, 0.0, 0, 0};
+		return true;
+	}
+	part = Part{(double)m, s, 0, 0};
+	return s >= 1.0 && s <= 1e30;
+}
+
+// grid_part_exact is the exact Part of a block's share: add_max counts NaN
+// and +Inf, and entries the row does not keep become -Inf in the cache.
+template <typename T, int U>
+__device__ __forceinline__ Part grid_part_exact(const View& v, const GridRow& gr, const GridUnits<T, U>& un) {
+	typedef typename Num<T>::acc A;
 	Stats<A> st = stats_init<A>();
 	for (int u = threadIdx.x; u < un.count; u += blockDim.x) {
 		Pack<T, U> q = un.p[u];
@@ -149,48 +216,77 @@ __device__ __forceinline__ void fwd_grid_slice(T* y, const View& v, Part* parts,
 			}
 		}
 	s = block_reduce(s, SumOp(), 0.0);
-	if (threadIdx.x == 0) parts[sl.b] = Part{(double)st.m, s, st.nan, st.infs};
-	grid_barrier(sync + 2 * sl.row, (unsigned)splits);
-	st = stats_init<A>();
+	return Part{(double)st.m, s, st.nan, st.infs};
+}
+
+// grid_write writes the block's units of output: entry j of unit u is
+// f(a, b, column in the share), a and b that entry of ua and ub (ub: the
+// second array backward; forward passes ua twice) as the compute type.
+template <typename T, int U, typename Out>
+__device__ __forceinline__ void grid_write(const GridUnits<T, U>& ua, const GridUnits<T, U>& ub, Pack<T, U>* out,
+                                           Out f) {
+	for (int u = threadIdx.x; u < ua.count; u += blockDim.x) {
+		const Pack<T, U> a = ua.p[u], b = ub.p[u];
+		Pack<T, U> o;
+#pragma unroll
+		for (int j = 0; j < U; ++j) o.v[j] = Num<T>::out(f(Num<T>::in(a.v[j]), Num<T>::in(b.v[j]), u * U + j));
+		out[u] = o;
+	}
+}
+
+// fwd_grid_slice is fwd_grid's work on units of width U. The statistics
+// are exact: tier 1's arithmetic where it gives the exact Part
+// (grid_part_fast), else grid_part_exact. The output of a normal row takes
+// tier 1's arithmetic (fwd_row), other rows fwd_out's per-entry cases;
+// each has its own loop (the per-entry choice cost instructions per
+// entry).
+template <typename T, int U, typename Meet>
+__device__ __forceinline__ void fwd_grid_slice(T* y, const View& v, const Meet& meet, const GridSlice& sl,
+                                               const GridRow& gr, i64 splits, T* cache) {
+	typedef typename Num<T>::acc A;
+	const GridUnits<T, U> un(cache, sl.len);
+	Part part;
+	if (gr.filter || !grid_part_fast<T, U>(v, un, part)) part = grid_part_exact<T, U>(v, gr, un);
+	meet.publish(part, sl.b);
+	Stats<A> st = stats_init<A>();
 	for (i64 j = threadIdx.x; j < splits; j += blockDim.x) {
-		const Part p = grid_part(parts + j);
+		const Part p = meet.at(j);
 		st = merge<T>(st, Stats<A>{(A)p.m, p.s, (int)p.nan, (int)p.infs}, v.ex);
 	}
 	st = block_reduce(st, MergeOp<T>{v.ex}, stats_init<A>());
 	Fin<A> f = finish(st);
 	set_sum(f, st.s, v.log);
 	Pack<T, U>* out = reinterpret_cast<Pack<T, U>*>(y + sl.row * v.n + sl.lo);
-	const bool unit_log = v.log && v.scale == 1.0;
-	const A ls = unit_log && f.kind == ROW_NORMAL ? row_log_sum<T>(f.s) : A(0);
-	for (int u = threadIdx.x; u < un.count; u += blockDim.x) {
-		const Pack<T, U> q = un.p[u];
-		Pack<T, U> o;
-#pragma unroll
-		for (int j = 0; j < U; ++j) {
-			const A xv = Num<T>::in(q.v[j]);
-			A r;
-			if (f.kind != ROW_NORMAL) r = fwd_out<T>(v, v.keeps32(gr.mrow, gr.kept, gr.lo + u * U + j), xv, f);
-			else if (unit_log) r = (xv - f.m) - ls;
-			else if (v.log) r = Num<T>::logout(xv, f.m, v.scale, f.lsum);
-			else r = row_exp<T>(xv, f.m, v.ex) * f.r;
-			o.v[j] = Num<T>::out(r);
-		}
-		out[u] = o;
+	if (f.kind != ROW_NORMAL) {
+		grid_write<T, U>(un, un, out,
+		                 [&](A xv, A, int c) { return fwd_out<T>(v, v.keeps32(gr.mrow, gr.kept, gr.lo + c), xv, f); });
+	} else if (!v.log) {
+		grid_write<T, U>(un, un, out, [&](A xv, A, int) { return row_exp<T>(xv, f.m, v.ex) * f.r; });
+	} else if (v.scale == 1.0) {
+		const A ls = row_log_sum<T>(f.s);
+		grid_write<T, U>(un, un, out, [&](A xv, A, int) { return (xv - f.m) - ls; });
+	} else {
+		grid_write<T, U>(un, un, out, [&](A xv, A, int) { return Num<T>::logout(xv, f.m, v.scale, f.lsum); });
 	}
+}
+
+template <typename T, typename Meet>
+__device__ __forceinline__ void fwd_grid_body(const T* x, T* y, const View& v, bool vec, const GridSlice& sl,
+                                              i64 splits, const Meet& meet) {
+	constexpr int P = PackWidth<T, 16>::value;
+	const GridRow gr(v, sl, P);
+	T* cache = reinterpret_cast<T*>(sm_dynamic);
+	grid_copy<T>(cache, x + sl.row * v.n + sl.lo, sl.len, vec);
+	grid_landed();
+	if (vec) fwd_grid_slice<T, P>(y, v, meet, sl, gr, splits, cache);
+	else fwd_grid_slice<T, 1>(y, v, meet, sl, gr, splits, cache);
 }
 
 template <typename T>
 __device__ __forceinline__ void fwd_grid(const T* x, T* y, const View& v, bool vec, Part* work, i64 chunk, i64 splits,
                                          unsigned* sync) {
-	constexpr int P = PackWidth<T, 16>::value;
 	const GridSlice sl(v, chunk, splits);
-	const GridRow gr(v, sl, P);
-	T* cache = reinterpret_cast<T*>(sm_dynamic);
-	grid_copy<T>(cache, x + sl.row * v.n + sl.lo, sl.len, vec);
-	grid_landed();
-	Part* parts = work + sl.row * splits;
-	if (vec) fwd_grid_slice<T, P>(y, v, parts, sl, gr, splits, sync, cache);
-	else fwd_grid_slice<T, 1>(y, v, parts, sl, gr, splits, sync, cache);
+	fwd_grid_body<T>(x, y, v, vec, sl, splits, GridMeet{work + sl.row * splits, sync + 2 * sl.row, (unsigned)splits});
 }
 
 // bwd_grid_slice is bwd_grid's work on units of width U: masked (y, dy)
@@ -199,9 +295,9 @@ __device__ __forceinline__ void fwd_grid(const T* x, T* y, const View& v, bool v
 // log-softmax, whether some kept y is not -Inf in nan. A row whose sum is
 // finite takes the long-row tiers' arithmetic (LongLogGrad), others
 // grad_out's.
-template <typename T, int U>
-__device__ __forceinline__ void bwd_grid_slice(T* dx, const View& v, Part* parts, const GridSlice& sl, const GridRow& gr,
-                                               i64 splits, unsigned* sync, T* cy, T* cg) {
+template <typename T, int U, typename Meet>
+__device__ __forceinline__ void bwd_grid_slice(T* dx, const View& v, const Meet& meet, const GridSlice& sl,
+                                               const GridRow& gr, i64 splits, T* cy, T* cg) {
 	typedef typename Num<T>::acc A;
 	const GridUnits<T, U> uy(cy, sl.len), ug(cg, sl.len);
 	const A yfill = v.log ? -sm_inf<A>() : A(0);
@@ -219,11 +315,10 @@ __device__ __forceinline__ void bwd_grid_slice(T* dx, const View& v, Part* parts
 		for (int j = 0; j < U; ++j) grad_add(v, g, Num<T>::in(a.v[j]), Num<T>::in(b.v[j]));
 	}
 	g = block_reduce(g, GradOp(), GradStats<A>{0.0, 0});
-	if (threadIdx.x == 0) parts[sl.b] = Part{0.0, g.c, g.any, 0};
-	grid_barrier(sync + 2 * sl.row, (unsigned)splits);
+	meet.publish(Part{0.0, g.c, g.any, 0}, sl.b);
 	g = GradStats<A>{0.0, 0};
 	for (i64 j = threadIdx.x; j < splits; j += blockDim.x) {
-		const Part p = grid_part(parts + j);
+		const Part p = meet.at(j);
 		g = GradOp()(g, GradStats<A>{p.s, (int)p.nan});
 	}
 	g = block_reduce(g, GradOp(), GradStats<A>{0.0, 0});
@@ -231,29 +326,23 @@ __device__ __forceinline__ void bwd_grid_slice(T* dx, const View& v, Part* parts
 	const A s = A(v.scale), c = A(g.c);
 	const LongLogGrad<T> lg(v.scale * g.c);
 	Pack<T, U>* out = reinterpret_cast<Pack<T, U>*>(dx + sl.row * v.n + sl.lo);
-	for (int u = threadIdx.x; u < uy.count; u += blockDim.x) {
-		const Pack<T, U> a = uy.p[u], b = ug.p[u];
-		Pack<T, U> o;
-#pragma unroll
-		for (int j = 0; j < U; ++j) {
-			const A yv = Num<T>::in(a.v[j]), dv = Num<T>::in(b.v[j]);
-			A r;
-			if (!fast) r = grad_out<T>(v, v.keeps32(gr.mrow, gr.kept, gr.lo + u * U + j), yv, dv, g);
-			else if (v.log) r = lg.at(yv, s * dv);
-			else r = s * yv * (dv - c);
-			o.v[j] = Num<T>::out(r);
-		}
-		out[u] = o;
+	if (!fast) {
+		grid_write<T, U>(uy, ug, out, [&](A yv, A dv, int col) {
+			return grad_out<T>(v, v.keeps32(gr.mrow, gr.kept, gr.lo + col), yv, dv, g);
+		});
+	} else if (v.log) {
+		grid_write<T, U>(uy, ug, out, [&](A yv, A dv, int) { return lg.at(yv, s * dv); });
+	} else {
+		grid_write<T, U>(uy, ug, out, [&](A yv, A dv, int) { return s * yv * (dv - c); });
 	}
 }
 
 // bwd_grid holds y and dy (dy at cache + chunk: chunk is a whole number of
 // packs, so both stay 16-byte aligned).
-template <typename T>
-__device__ __forceinline__ void bwd_grid(const T* y, const T* dy, T* dx, const View& v, bool vec, Part* work, i64 chunk,
-                                         i64 splits, unsigned* sync) {
+template <typename T, typename Meet>
+__device__ __forceinline__ void bwd_grid_body(const T* y, const T* dy, T* dx, const View& v, bool vec,
+                                              const GridSlice& sl, i64 chunk, i64 splits, const Meet& meet) {
 	constexpr int P = PackWidth<T, 16>::value;
-	const GridSlice sl(v, chunk, splits);
 	const GridRow gr(v, sl, P);
 	const i64 base = sl.row * v.n + sl.lo;
 	T* cy = reinterpret_cast<T*>(sm_dynamic);
@@ -261,7 +350,39 @@ __device__ __forceinline__ void bwd_grid(const T* y, const T* dy, T* dx, const V
 	grid_copy<T>(cy, y + base, sl.len, vec);
 	grid_copy<T>(cg, dy + base, sl.len, vec);
 	grid_landed();
-	Part* parts = work + sl.row * splits;
-	if (vec) bwd_grid_slice<T, P>(dx, v, parts, sl, gr, splits, sync, cy, cg);
-	else bwd_grid_slice<T, 1>(dx, v, parts, sl, gr, splits, sync, cy, cg);
+	if (vec) bwd_grid_slice<T, P>(dx, v, meet, sl, gr, splits, cy, cg);
+	else bwd_grid_slice<T, 1>(dx, v, meet, sl, gr, splits, cy, cg);
+}
+
+template <typename T>
+__device__ __forceinline__ void bwd_grid(const T* y, const T* dy, T* dx, const View& v, bool vec, Part* work, i64 chunk,
+                                         i64 splits, unsigned* sync) {
+	const GridSlice sl(v, chunk, splits);
+	bwd_grid_body<T>(y, dy, dx, v, vec, sl, chunk, splits,
+	                 GridMeet{work + sl.row * splits, sync + 2 * sl.row, (unsigned)splits});
+}
+
+// ------------------------------------------- tier 8: rows over clusters --
+// Many rows too long for tier 1: tier 7's work with a row per thread block
+// cluster of `splits` blocks (at most ClusterMeet::most) and a cluster per
+// row. A block holds its share of one row in shared memory, so several
+// blocks share a multiprocessor, each at its own phase: while one waits
+// on its copies or its cluster, another reduces or writes, and memory
+// stays busy with no pipeline inside a block. The input is read once, no
+// workspace is needed, and a finished block's place goes to another
+// row's.
+template <typename T>
+__device__ __forceinline__ void fwd_cgrid(const T* x, T* y, const View& v, bool vec, i64 chunk, i64 splits) {
+	__shared__ Part slots[ClusterMeet::most];
+	ClusterMeet::start();
+	fwd_grid_body<T>(x, y, v, vec, GridSlice(v, chunk, splits), splits, ClusterMeet{slots, (unsigned)splits});
+}
+
+template <typename T>
+__device__ __forceinline__ void bwd_cgrid(const T* y, const T* dy, T* dx, const View& v, bool vec, i64 chunk,
+                                          i64 splits) {
+	__shared__ Part slots[ClusterMeet::most];
+	ClusterMeet::start();
+	bwd_grid_body<T>(y, dy, dx, v, vec, GridSlice(v, chunk, splits), chunk, splits,
+	                 ClusterMeet{slots, (unsigned)splits});
 }

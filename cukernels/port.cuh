@@ -216,10 +216,16 @@ __device__ __forceinline__ unsigned sm_cluster_count() {
 __device__ __forceinline__ void sm_cluster_sync() {
 	asm volatile("barrier.cluster.arrive.aligned;\n\tbarrier.cluster.wait.aligned;" ::: "memory");
 }
+// sm_cluster_arrive and sm_cluster_wait are sm_cluster_sync's halves:
+// arrive releasing, wait acquiring (their defaults). A block that
+// arrives as it starts and waits before it first touches another block's
+// shared memory knows every block of the cluster has started.
+__device__ __forceinline__ void sm_cluster_arrive() { asm volatile("barrier.cluster.arrive.aligned;" ::: "memory"); }
+__device__ __forceinline__ void sm_cluster_wait() { asm volatile("barrier.cluster.wait.aligned;" ::: "memory"); }
 // sm_cluster_map is the address of p (in this block's shared memory) in
 // the shared memory of the cluster's block rank.
-template <typename V> __device__ __forceinline__ const V* sm_cluster_map(const V* p, unsigned rank) {
-	const V* r;
+template <typename V> __device__ __forceinline__ V* sm_cluster_map(V* p, unsigned rank) {
+	V* r;
 	asm volatile("mapa.u64 %0, %1, %2;" : "=l"(r) : "l"(p), "r"(rank));
 	return r;
 }
@@ -235,7 +241,9 @@ __device__ __forceinline__ unsigned sm_cluster_size() { sm_trap(); return 1; }
 __device__ __forceinline__ unsigned sm_cluster_id() { sm_trap(); return 0; }
 __device__ __forceinline__ unsigned sm_cluster_count() { sm_trap(); return 1; }
 __device__ __forceinline__ void sm_cluster_sync() { sm_trap(); }
-template <typename V> __device__ __forceinline__ const V* sm_cluster_map(const V* p, unsigned rank) {
+__device__ __forceinline__ void sm_cluster_arrive() { sm_trap(); }
+__device__ __forceinline__ void sm_cluster_wait() { sm_trap(); }
+template <typename V> __device__ __forceinline__ V* sm_cluster_map(V* p, unsigned rank) {
 	sm_trap();
 	return p;
 }

@@ -8,7 +8,7 @@
 // ahead into shared memory), clus4, clus4m, cpipe4 (forward) and clus2,
 // clus2m, cpipe2 (backward: tier 1 over a thread block cluster, CUDA only),
 // cached (tier 2), block (tier 3), split_stats and split_apply (tier 4), inner (tier 5),
-// grid (tier 7, CUDA only).
+// grid (tier 7, CUDA only), cgrid (tier 8, CUDA only).
 // Every forward kernel takes (x, y, view..., extra...) and every backward
 // kernel (y, dy, dx, view..., extra...), all parameters 8 bytes, so the Go
 // side builds one argument list per call whatever the tier.
@@ -130,6 +130,16 @@ SM_GRID_DTYPE(f32, float)
 SM_GRID_DTYPE(f64, double)
 SM_GRID_DTYPE(f16, sm_half)
 SM_GRID_DTYPE(bf16, sm_bf16)
+
+// Tier 8, a row per thread block cluster (grid.cuh; sm_90). Below sm_90
+// their bodies trap and are never launched.
+#define SM_CGRID_DTYPE(S, T)                                                            \
+	SM_FWD(cgrid, S, T, SM_MAX_THREADS, (fwd_cgrid<T>(x, y, v, vec != 0, chunk, splits))) \
+	SM_BWD(cgrid, S, T, SM_MAX_THREADS, (bwd_cgrid<T>(y, dy, dx, v, vec != 0, chunk, splits)))
+SM_CGRID_DTYPE(f32, float)
+SM_CGRID_DTYPE(f64, double)
+SM_CGRID_DTYPE(f16, sm_half)
+SM_CGRID_DTYPE(bf16, sm_bf16)
 #endif
 
 SM_DTYPE(f32, float)

@@ -1,0 +1,88 @@
+package gpu
+
+import (
+	"os"
+	"strconv"
+)
+
+// Tier 8 (CUDA, cukernels/grid.cuh: fwd_cgrid and bwd_cgrid) computes a
+// row per thread block cluster: each block of the cluster copies its
+// share of the row (chunk columns; y and dy backward) into its shared
+// memory, and the blocks exchange their Parts through the cluster's
+// shared memory. Several blocks share an SM, each at its own phase, which
+// keeps memory busy where tier 1 cannot hold the row.
+
+// CGridMaxBlocks is the largest cluster tier 8 launches: 16, the H100 and
+// H200's non-portable limit (the kernels keep that many Part slots; the
+// driver says whether a cluster that large fits).
+const CGridMaxBlocks = 16
+
+// CGrid is tier 8's layout for a row: Blocks per cluster, Chunk columns
+// per block (a whole number of 16-byte packs), Smem bytes of dynamic
+// shared memory per block and Threads per block.
+type CGrid struct {
+	Blocks  int
+	Chunk   int64
+	Smem    int
+	Threads int
+}
+
+// CGridShape is tier 8's layout for rows of n columns of t: the fewest
+// blocks (a power of two from 2 to most) whose shares take at most
+// target bytes of shared memory per array (x forward; y and dy
+// backward, twice the bytes), else the most blocks whose shares fit
+// limit bytes. Threads are enough that each takes about cgridPacks
+// packs of the share per pass (128 to 512). ok is false when no cluster
+// of at most most blocks holds the row in limit bytes per block, or the
+// row is too short to give every block a share.
+func CGridShape(t Dtype, bwd bool, n int64, most, target, limit int) (g CGrid, ok bool) {
+	pk := int64(16 / t.Size())
+	arrays := int64(1)
+	if bwd {
+		arrays = 2
+	}
+	if n <= 0 || n > 1<<31-1 {
+		return CGrid{}, false
+	}
+	for blocks := 2; blocks <= most; blocks *= 2 {
+		chunk := (n + int64(blocks) - 1) / int64(blocks)
+		chunk = (chunk + pk - 1) / pk * pk
+		if (n+chunk-1)/chunk != int64(blocks) {
+			break // too short: some block would hold nothing
+		}
+		smem := chunk * int64(t.Size()) * arrays
+		if smem > int64(limit) {
+			continue
+		}
+		threads := int(min(512, max(128, pow2((chunk/pk+cgridPacks-1)/cgridPacks))))
+		g, ok = CGrid{Blocks: blocks, Chunk: chunk, Smem: int(smem), Threads: threads}, true
+		if smem <= int64(target)*arrays {
+			break
+		}
+	}
+	return g, ok
+}
+
+// cgridPacks is the packs of its share a thread of tier 8 takes per pass.
+const cgridPacks = 8
+
+// CGridSmemTarget is the shared memory per block and array CGridShape
+// aims for: SOFTMAX_CGRID_SMEM (bytes; a tuning knob for benchmarks, read
+// once at start), else 32 KB. Measured on the H200 against 16 and 64 KB
+// (docs/PERFORMANCE.md GPU entry 14): forward float32 1024x32000 ran 104
+// us at 32 KB, 113 at 16 and 115 at 64; backward 32 KB per array beat 16
+// KB by 3-5% at 1024x32000 and 512x65536 float32.
+var CGridSmemTarget = func() int {
+	if n, err := strconv.Atoi(os.Getenv("SOFTMAX_CGRID_SMEM")); err == nil && n >= 1024 {
+		return n
+	}
+	return 32 << 10
+}()
+
+// CGridOn says whether dispatch may take tier 8: SOFTMAX_CGRID=0 turns it
+// off; CGridForced, SOFTMAX_CGRID=1, takes it wherever it holds a row
+// tier 1 does not (tuning knobs for benchmarks, read once at start).
+func CGridOn() bool     { return cgridSetting != "0" }
+func CGridForced() bool { return cgridSetting == "1" }
+
+var cgridSetting = os.Getenv("SOFTMAX_CGRID")
