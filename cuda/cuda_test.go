@@ -330,7 +330,7 @@ func check(t testing.TB, d *Device, p problem, dt Dtype, tier Tier, off int) str
 // runs the backward pass on those that can compute it too).
 func tiers(d *Device, p problem, dt Dtype, v *layout.View) []Tier {
 	out := []Tier{TierAuto}
-	for t := TierRows; t <= TierGrid; t++ {
+	for t := TierRows; t <= TierCGrid; t++ {
 		if eligible(d, &call{dt: dt, v: v}, t) {
 			out = append(out, t)
 		}
@@ -708,6 +708,49 @@ func TestGPUGrid(t *testing.T) {
 	}
 }
 
+// TestGPUCGrid covers tier 8: rows over clusters of 2 to 16 blocks, with
+// every variant, shares that are not whole packs, more clusters than fit
+// the device at once, and rows long enough to need clusters of 16.
+func TestGPUCGrid(t *testing.T) {
+	d := device(t)
+	if !d.clusters {
+		t.Skip("no thread block clusters on this device")
+	}
+	rng := rand.New(rand.NewPCG(11, 11))
+	// The tier must hold these (run skips tiers that cannot): float32 rows
+	// of 600001 columns need clusters of 16 blocks.
+	for _, n := range []int{20000, 600001} {
+		if !eligible(d, &call{dt: Float32, v: rowsProblem(rng, 2, n, 0).view(t)}, TierCGrid) {
+			t.Fatalf("tier 8 cannot compute float32 rows of %d columns (largest cluster %d)", n, d.cgridMost)
+		}
+	}
+	for _, dt := range dtypes {
+		for i, c := range []struct{ rows, n int }{
+			{1, 9}, {3, 33}, {2, 4097}, {5, 16385}, {3, 40001}, {4 * d.sms, 3000}, {2*d.sms + 3, 20000},
+			{3, 128256}, {2, 600001},
+		} {
+			if testing.Short() && c.rows*c.n > 1<<18 {
+				continue
+			}
+			for _, variant := range []int{i % 7, (i + 3) % 7} {
+				run(t, d, rowsProblem(rng, c.rows, c.n, variant), dt, TierCGrid)
+			}
+		}
+		// Shares of -Inf alone beside normal ones: the first half of row 0,
+		// all of row 1 but its last entry, and row 2 but its first.
+		for _, variant := range []int{0, 6} {
+			const n = 40001
+			p := rowsProblem(rng, 3, n, variant)
+			for k := range p.x {
+				if k < n/2 || n <= k && k < 2*n-1 || 2*n < k {
+					p.x[k] = math.Inf(-1)
+				}
+			}
+			run(t, d, p, dt, TierCGrid, TierGrid, TierAuto)
+		}
+	}
+}
+
 // TestGPUDispatch pins the dispatch rules of docs/GPU.md.
 func TestGPUDispatch(t *testing.T) {
 	d := device(t)
@@ -742,6 +785,14 @@ func TestGPUDispatch(t *testing.T) {
 		}
 		return without
 	}
+	// cgrid is tier 8 where the device has clusters, else the tier taken
+	// without.
+	cgrid := func(without Tier) Tier {
+		if d.clusters {
+			return TierCGrid
+		}
+		return without
+	}
 	for _, c := range []struct {
 		dt    Dtype
 		shape []int
@@ -752,9 +803,11 @@ func TestGPUDispatch(t *testing.T) {
 		{Float32, []int{100, 1}, -1, TierRows},
 		{Float32, []int{100, 1025}, -1, TierRows},
 		{Float32, []int{1000, 16384}, -1, TierRows},
-		{Float32, []int{1000, 16385}, -1, TierBlock}, // unmasked float32: no clusters
-		{Float32, []int{1000, edge + 1}, -1, TierBlock},
-		{Float32, []int{2*sms - 1, splitMinN}, -1, TierSplit},
+		{Float32, []int{1000, 16385}, -1, cgrid(TierBlock)}, // past tier 1
+		{Float32, []int{1000, edge + 1}, -1, cgrid(TierBlock)},
+		{Float32, []int{2*sms - 1, splitMinN}, -1, cgrid(TierSplit)},          // 2 blocks of 32 KB a row
+		{Float32, []int{cgridMinBlocks / 2, splitMinN}, -1, cgrid(TierSplit)}, // 64 blocks
+		{Float32, []int{cgridMinBlocks/2 - 1, splitMinN}, -1, TierSplit},      // 62 blocks
 		{Float32, []int{2 * sms, splitMinN}, -1, TierRows},
 		{Float32, []int{4, splitMinN - 1}, -1, TierRows},
 		{Float32, []int{4, 1 << 25}, -1, TierSplit}, // 4 MB per block: more than shared memory holds
@@ -764,17 +817,41 @@ func TestGPUDispatch(t *testing.T) {
 		{Float32, []int{1, splitMinN}, -1, grid},
 		{Float32, []int{gridMaxRows, splitMinN}, -1, grid},
 		{Float32, []int{gridMaxRows + 1, splitMinN}, -1, TierSplit},
-		{Float16, []int{4, 1 << 20}, -1, TierSplit}, // 64 KB per block
+		{Float16, []int{4, 1 << 20}, -1, cgrid(TierSplit)}, // 4 clusters of 16 blocks of 128 KB
 		{Float16, []int{1000, 32768}, -1, TierRows},
-		{Float16, []int{1000, 32769}, -1, cluster(TierBlock)},      // 4 blocks of 288
-		{Float16, []int{1000, 131072}, -1, cluster(TierBlock)},     // 8 blocks of 512
-		{Float16, []int{1000, 131073}, -1, TierBlock},              // blocks of 1024: no clusters
-		{Float16, []int{sms/4 - 1, 32769}, -1, TierSplit},          // fewer blocks than SMs
-		{Float16, []int{sms/4 + 1, 32769}, -1, cluster(TierSplit)}, // a block for every SM
-		{Float16, []int{2 * sms, 32769}, -1, cluster(TierBlock)},   // not few rows
+		{Float16, []int{1000, 32769}, -1, cgrid(cluster(TierBlock))},
+		{Float16, []int{1000, 131073}, -1, cgrid(TierBlock)},
+		{Float16, []int{sms/4 - 1, 32769}, -1, cgrid(TierSplit)},
+		{Float16, []int{2 * sms, 32769}, -1, cgrid(cluster(TierBlock))},
 	} {
 		if got := plan(&call{dt: c.dt, v: v(c.shape, c.axis)}); got != c.want {
 			t.Errorf("%v shape %v axis %d: tier %v, want %v", c.dt, c.shape, c.axis, got, c.want)
+		}
+	}
+	// Backward: tier 8 but for log-softmax's shares past the target.
+	for _, c := range []struct {
+		dt    Dtype
+		shape []int
+		log   bool
+		want  Tier
+	}{
+		{Float32, []int{1000, 32000}, false, cgrid(TierBlock)},
+		{Float32, []int{1000, 32000}, true, cgrid(TierBlock)},
+		{Float32, []int{256, 128256}, false, cgrid(TierSplit)},
+		{Float32, []int{256, 128256}, true, cgrid(TierSplit)}, // 32 KB of y and of dy a block
+		{Float32, []int{64, 262144}, false, cgrid(TierSplit)},
+		{Float32, []int{64, 262144}, true, TierSplit}, // 64 KB of each: past the target
+		{Float16, []int{256, 128256}, false, cgrid(TierSplit)},
+		{BFloat16, []int{256, 128256}, true, cgrid(TierSplit)},
+		{Float16, []int{1000, 32769}, false, cgrid(cluster(TierBlock))},
+		{Float32, []int{1000, 8192}, false, TierRows},
+	} {
+		w, err := layout.Resolve(layout.Params{Axis: -1, Log: c.log, Scale: 1}, c.shape, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := plan(&call{dt: c.dt, v: w, bwd: true}); got != c.want {
+			t.Errorf("backward %v shape %v log %v: tier %v, want %v", c.dt, c.shape, c.log, got, c.want)
 		}
 	}
 	// Masked float32 rows take clusters of blocks up to 512 threads.
@@ -784,6 +861,14 @@ func TestGPUDispatch(t *testing.T) {
 	}
 	if got := plan(&call{dt: Float32, v: w, mask: 1}); got != cluster(TierBlock) {
 		t.Errorf("masked float32 1000x32000: tier %v, want %v", got, cluster(TierBlock))
+	}
+	// Causal rows do not take tier 8 either.
+	w, err = layout.Resolve(layout.Params{Axis: -1, Causal: true, Scale: 1}, []int{1000, 32769}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := plan(&call{dt: Float16, v: w}); got != cluster(TierBlock) {
+		t.Errorf("causal float16 1000x32769: tier %v, want %v", got, cluster(TierBlock))
 	}
 }
 

@@ -11,6 +11,11 @@ package cuda
 // 	return cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
 // }
 //
+// // allowLargeClusters lets fn run clusters past the portable 8 blocks.
+// static CUresult allowLargeClusters(CUfunction fn) {
+// 	return cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+// }
+//
 // // clusterOf is the launch attribute for clusters of n blocks along x.
 // static CUlaunchAttribute clusterOf(unsigned n) {
 // 	CUlaunchAttribute a;
@@ -51,12 +56,14 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"unsafe"
 
 	"gorgonia.org/cu"
 
 	"github.com/gosoftmax/softmax/cukernels"
+	"github.com/gosoftmax/softmax/internal/gpu"
 )
 
 // Device is one GPU with the softmax kernels loaded. CUDA contexts are
@@ -83,6 +90,7 @@ type Device struct {
 	workBytes int64
 	clusters  bool // thread block clusters: compute capability 9.0 or later
 	coop      bool // cooperative launches
+	cgridMost int  // tier 8's largest cluster: 16 where the driver allows, else 8
 	// The grid tier's barrier words, two per row (at most gridMaxPerSM
 	// rows per SM), zeroed once; every launch leaves them zero
 	// (cukernels/grid.cuh).
@@ -227,6 +235,18 @@ func (d *Device) init(ordinal int) error {
 			k.dynSmem = d.smemOptin - static
 		}
 		d.kernels[name] = k
+	}
+	d.cgridMost = gpu.ClusterMaxBlocks
+	if d.clusters {
+		// Tier 8 takes clusters of 16 blocks where every one of its kernels
+		// may run them (a driver that refuses leaves it at 8).
+		most := gpu.CGridMaxBlocks
+		for name, k := range d.kernels {
+			if strings.Contains(name, "_cgrid_") && C.allowLargeClusters(k.cfn()) != C.CUDA_SUCCESS {
+				most = gpu.ClusterMaxBlocks
+			}
+		}
+		d.cgridMost = most
 	}
 	return nil
 }

@@ -26,10 +26,11 @@ const (
 	TierInner               // 5: non-last axis, one thread per (outer, inner)
 	TierCluster             // 6: tier 1 over a thread block cluster (sm_90)
 	TierGrid                // 7: few rows over every SM at once, in shared memory
+	TierCGrid               // 8: a row per thread block cluster, in shared memory (sm_90)
 )
 
 func (t Tier) String() string {
-	return [...]string{"auto", "rows", "cached", "block", "split", "inner", "cluster", "grid"}[t]
+	return [...]string{"auto", "rows", "cached", "block", "split", "inner", "cluster", "grid", "cgrid"}[t]
 }
 
 const (
@@ -54,7 +55,7 @@ func kernelNames() []string {
 					names = append(names, gpu.PipeKernel(dt, dir == "bwd", k, m))
 				}
 			}
-			for _, t := range []string{"cached", "block", "split_stats", "split_apply", "inner", "grid"} {
+			for _, t := range []string{"cached", "block", "split_stats", "split_apply", "inner", "grid", "cgrid"} {
 				names = append(names, fmt.Sprintf("softmax_%s_%s_%s", dir, t, s))
 			}
 		}
@@ -81,9 +82,9 @@ type plan struct {
 	smem    int
 	vec     bool
 	group   int   // rows and cluster tiers: threads per row
-	cluster int   // cluster tier: blocks per cluster
-	chunk   int64 // split and grid tiers: columns per block
-	splits  int64 // split and grid tiers: blocks per row
+	cluster int   // cluster and cgrid tiers: blocks per cluster
+	chunk   int64 // split, grid and cgrid tiers: columns per block
+	splits  int64 // split, grid and cgrid tiers: blocks per row
 	work    int64 // split and grid tiers: workspace bytes
 	coop    bool  // grid tier: a cooperative launch
 }
@@ -116,6 +117,8 @@ func aligned(bufs []cu.DevicePtr, n int) bool {
 //	  unless rows < 2*SMs and n >= 16384                -> rows
 //	rows <= 16 and n >= 16384, and the grid tier holds
 //	  them in at most 48 KB per block (gridPays)        -> grid
+//	unmasked float32 or half rows, at least 64 blocks
+//	  in clusters (cgridPays)                           -> cgrid
 //	the cluster tier pays (clusterPays)                 -> cluster
 //	rows < 2*SMs and n >= 16384 (and rows <= 65535)     -> split
 //	otherwise                                           -> block
@@ -135,6 +138,8 @@ func (d *Device) planTier(c *call) Tier {
 		return TierRows
 	case n >= splitMinN && d.gridPays(c):
 		return TierGrid
+	case d.cgridPays(c):
+		return TierCGrid
 	case d.clusterPays(c):
 		return TierCluster
 	case rows < splitRowsPer*int64(d.sms) && n >= splitMinN && rows <= maxGridY:
@@ -171,6 +176,9 @@ func (d *Device) eligible(c *call, t Tier) bool {
 		return d.clusters && v.Inner == 1 && ok
 	case TierGrid:
 		_, ok := d.gridShape(c)
+		return ok
+	case TierCGrid:
+		_, ok := d.cgridShape(c)
 		return ok
 	}
 	return false
@@ -257,6 +265,64 @@ func (d *Device) clusterPays(c *call) bool {
 	_, blocks, threads, _ := gpu.ClusterShape(c.dt, c.bwd, int64(c.v.N), warpSize)
 	half := c.dt == Float16 || c.dt == BFloat16
 	return threads <= 512 && int64(c.v.Outer)*int64(blocks) >= int64(d.sms) && (half || c.mask != 0 || c.v.Causal)
+}
+
+// cgridPays says whether dispatch takes tier 8 for c, a row neither tier
+// 1 nor the grid tier takes (planTier asks after them): unmasked rows of
+// float32 and the half types whose clusters give at least cgridMinBlocks
+// blocks. Measured on the H200 against the tiers dispatch took before it
+// (docs/PERFORMANCE.md GPU entry 14), time saved on unmasked rows:
+//   - float32: 8-24% forward (1024x32000, 256x128256, 132x65536,
+//     512x65536, 4096x16400, 64x262144), 2-29% backward;
+//   - the half types, against the cluster and split tiers: forward 30-38%
+//     at 64x262144, 17-21% at 4x1048576, 2-10% at 256x128256 and
+//     512x65536, even at 1024x32000 and 4096x16400, 4% lost for
+//     bfloat16 at 132x65536; backward 4-29%, but 2-6% lost at 132x65536
+//     and 2% for bfloat16 softmax at 4096x16400.
+//
+// Log-softmax backward whose shares pass CGridSmemTarget stays on the
+// split tier, whose statistics read dy alone: 82 against 91 us at float32
+// 64x262144. Masked and causal rows ran up to 45% slower than on their
+// tiers (every share takes the exact statistics); float64 was not
+// measured. SOFTMAX_CGRID=0 turns tier 8 off; SOFTMAX_CGRID=1 takes it
+// wherever it is eligible.
+func (d *Device) cgridPays(c *call) bool {
+	if !gpu.CGridOn() {
+		return false
+	}
+	if gpu.CGridForced() {
+		return d.eligible(c, TierCGrid)
+	}
+	v := c.v
+	if c.mask != 0 || v.Causal || c.dt == Float64 {
+		return false
+	}
+	g, ok := d.cgridShape(c)
+	if !ok || int64(v.Outer)*int64(g.Blocks) < cgridMinBlocks {
+		return false
+	}
+	return !(c.bwd && v.Log && g.Smem > 2*gpu.CGridSmemTarget)
+}
+
+// cgridMinBlocks is the fewest blocks for which dispatch takes tier 8:
+// the fewest measured, 4 rows in clusters of 16 (4x1048576 float16
+// forward, 17.8 against the split tier's 22.5 us on the H200).
+const cgridMinBlocks = 64
+
+// cgridShape is tier 8's layout for c (gpu.CGridShape) with the launch it
+// needs: ok is false where the device has no clusters, the axis is not
+// the last, or no cluster of the layout's blocks fits the device.
+func (d *Device) cgridShape(c *call) (g gpu.CGrid, ok bool) {
+	v := c.v
+	k := d.kernel(c, "cgrid")
+	if !d.clusters || v.Inner != 1 || k == nil {
+		return gpu.CGrid{}, false
+	}
+	g, ok = gpu.CGridShape(c.dt, c.bwd, int64(v.N), d.cgridMost, gpu.CGridSmemTarget, k.dynSmem)
+	if !ok || int64(v.Outer)*int64(g.Blocks) > math.MaxInt32 || d.maxClusters(k, g.Threads, g.Smem, g.Blocks) <= 0 {
+		return gpu.CGrid{}, false
+	}
+	return g, true
 }
 
 func (d *Device) cachedBytes(c *call) int64 {
@@ -382,6 +448,12 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		p.threads, p.smem, p.chunk, p.splits, p.coop = g.threads, g.smem, g.chunk, g.splits, true
 		p.grid[0] = int(rows * g.splits)
 		p.work = rows * g.splits * 32 // sizeof(Part)
+	case TierCGrid:
+		g, _ := d.cgridShape(c)
+		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
+		p.names = []string{d.kernel(c, "cgrid").name}
+		p.threads, p.smem, p.chunk, p.splits, p.cluster = g.Threads, g.Smem, g.Chunk, int64(g.Blocks), g.Blocks
+		p.grid[0] = int(rows) * g.Blocks
 	case TierInner:
 		p.names = []string{d.kernel(c, "inner").name}
 		p.threads = innerThreads
