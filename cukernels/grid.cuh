@@ -155,19 +155,25 @@ struct GridRow {
 	}
 };
 
-// grid_part_fast is the Part of a block's share that nothing filters, in
-// tier 1's arithmetic (fwd_row): the maximum by fmax (NaN ignored), the
-// sum of row_exp against it, each pack's terms in the compute type. It
-// returns false where that is not the exact Part (grid_part_exact's): a
-// NaN or +Inf entry makes the sum NaN, which the range check catches, as
-// tier 1's does. A share of -Inf alone sums to 0: the empty Part. The
-// result is the same in every thread of the block.
+// grid_part_fast is the Part of a block's share in tier 1's arithmetic
+// (fwd_row): entries the row does not keep become -Inf in the cache, then
+// the maximum by fmax (NaN ignored) and the sum of row_exp against it,
+// each pack's terms in the compute type. It returns false where that is
+// not the exact Part (grid_part_exact's): a NaN or +Inf entry makes the
+// sum NaN, which the range check catches, as tier 1's does. A share of
+// -Inf alone sums to 0: the empty Part. The result is the same in every
+// thread of the block.
 template <typename T, int U>
-__device__ __forceinline__ bool grid_part_fast(const View& v, const GridUnits<T, U>& un, Part& part) {
+__device__ __forceinline__ bool grid_part_fast(const View& v, const GridRow& gr, const GridUnits<T, U>& un,
+                                               Part& part) {
 	typedef typename Num<T>::acc A;
 	A m = sm_lowest<A>();
 	for (int u = threadIdx.x; u < un.count; u += blockDim.x) {
-		const Pack<T, U> q = un.p[u];
+		Pack<T, U> q = un.p[u];
+		if (gr.filter) {
+			grid_filter<T, U>(q, gr.keep<U>(v, u), -sm_inf<A>());
+			un.p[u] = q;
+		}
 #pragma unroll
 		for (int j = 0; j < U; ++j) m = fmax(m, Num<T>::in(q.v[j]));
 	}
@@ -190,7 +196,8 @@ __device__ __forceinline__ bool grid_part_fast(const View& v, const GridUnits<T,
 }
 
 // grid_part_exact is the exact Part of a block's share: add_max counts NaN
-// and +Inf, and entries the row does not keep become -Inf in the cache.
+// and +Inf, and entries the row does not keep become -Inf in the cache
+// (again, after grid_part_fast: the same entries).
 template <typename T, int U>
 __device__ __forceinline__ Part grid_part_exact(const View& v, const GridRow& gr, const GridUnits<T, U>& un) {
 	typedef typename Num<T>::acc A;
@@ -246,7 +253,7 @@ __device__ __forceinline__ void fwd_grid_slice(T* y, const View& v, const Meet& 
 	typedef typename Num<T>::acc A;
 	const GridUnits<T, U> un(cache, sl.len);
 	Part part;
-	if (gr.filter || !grid_part_fast<T, U>(v, un, part)) part = grid_part_exact<T, U>(v, gr, un);
+	if (!grid_part_fast<T, U>(v, gr, un, part)) part = grid_part_exact<T, U>(v, gr, un);
 	meet.publish(part, sl.b);
 	Stats<A> st = stats_init<A>();
 	for (i64 j = threadIdx.x; j < splits; j += blockDim.x) {
