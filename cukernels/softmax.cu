@@ -132,10 +132,25 @@ SM_GRID_DTYPE(f16, sm_half)
 SM_GRID_DTYPE(bf16, sm_bf16)
 
 // Tier 8, a row per thread block cluster (grid.cuh; sm_90). Below sm_90
-// their bodies trap and are never launched.
-#define SM_CGRID_DTYPE(S, T)                                                            \
-	SM_FWD(cgrid, S, T, SM_MAX_THREADS, (fwd_cgrid<T>(x, y, v, vec != 0, chunk, splits))) \
-	SM_BWD(cgrid, S, T, SM_MAX_THREADS, (bwd_cgrid<T>(y, dy, dx, v, vec != 0, chunk, splits)))
+// their bodies trap and are never launched. Forward: blocks of at most 256
+// threads, six per SM (40 registers). At the 44 ptxas took without the
+// bound five fit, and ncu showed float32 1024x32000 bound by neither
+// memory (59% of DRAM peak) nor issue (0.59 per scheduler) but by the
+// blocks in flight; six ran the forward rows 1-10% faster. Backward keeps
+// the plain bound: its shares of y and dy (64 KB) let three blocks share
+// an SM anyway, and at 40 registers the half types spilled and ran 3-6%
+// slower (docs/PERFORMANCE.md GPU entry 14; internal/gpu.CGridMaxThreads
+// keeps forward blocks to 256 threads).
+#define SM_CGRID_THREADS 256
+#define SM_CGRID_DTYPE(S, T)                                                                                    \
+	extern "C" __global__ void __launch_bounds__(SM_CGRID_THREADS, 6)                                            \
+	    softmax_fwd_cgrid_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {                               \
+		fwd_cgrid<T>(x, y, SM_VIEW(), vec != 0, chunk, splits);                                                \
+	}                                                                                                        \
+	extern "C" __global__ void __launch_bounds__(SM_MAX_THREADS)                                                 \
+	    softmax_bwd_cgrid_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {                \
+		bwd_cgrid<T>(y, dy, dx, SM_VIEW(), vec != 0, chunk, splits);                                           \
+	}
 SM_CGRID_DTYPE(f32, float)
 SM_CGRID_DTYPE(f64, double)
 SM_CGRID_DTYPE(f16, sm_half)

@@ -32,14 +32,15 @@ type CGrid struct {
 // target bytes of shared memory per array (x forward; y and dy
 // backward, twice the bytes), else the most blocks whose shares fit
 // limit bytes. Threads are enough that each takes about cgridPacks
-// packs of the share per pass (128 to 512). ok is false when no cluster
+// packs of the share per pass, from 128 up to CGridMaxThreads forward and
+// 512 backward. ok is false when no cluster
 // of at most most blocks holds the row in limit bytes per block, or the
 // row is too short to give every block a share.
 func CGridShape(t Dtype, bwd bool, n int64, most, target, limit int) (g CGrid, ok bool) {
 	pk := int64(16 / t.Size())
-	arrays := int64(1)
+	arrays, widest := int64(1), int64(CGridMaxThreads)
 	if bwd {
-		arrays = 2
+		arrays, widest = 2, 512
 	}
 	if n <= 0 || n > 1<<31-1 {
 		return CGrid{}, false
@@ -54,7 +55,7 @@ func CGridShape(t Dtype, bwd bool, n int64, most, target, limit int) (g CGrid, o
 		if smem > int64(limit) {
 			continue
 		}
-		threads := int(min(512, max(128, pow2((chunk/pk+cgridPacks-1)/cgridPacks))))
+		threads := int(min(widest, max(128, pow2((chunk/pk+cgridPacks-1)/cgridPacks))))
 		g, ok = CGrid{Blocks: blocks, Chunk: chunk, Smem: int(smem), Threads: threads}, true
 		if smem <= int64(target)*arrays {
 			break
@@ -65,6 +66,10 @@ func CGridShape(t Dtype, bwd bool, n int64, most, target, limit int) (g CGrid, o
 
 // cgridPacks is the packs of its share a thread of tier 8 takes per pass.
 const cgridPacks = 8
+
+// CGridMaxThreads is tier 8's largest forward block, its forward kernels'
+// launch bound (SM_CGRID_THREADS in cukernels/softmax.cu).
+const CGridMaxThreads = 256
 
 // CGridSmemTarget is the shared memory per block and array CGridShape
 // aims for: SOFTMAX_CGRID_SMEM (bytes; a tuning knob for benchmarks, read
