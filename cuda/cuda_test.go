@@ -718,8 +718,13 @@ func TestGPUCGrid(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(11, 11))
 	// The tier must hold these (run skips tiers that cannot): float32 rows
-	// of 600001 columns need clusters of 16 blocks.
+	// of 600001 columns need clusters of 16 blocks, where the driver
+	// allows them.
 	for _, n := range []int{20000, 600001} {
+		if n > 8*gpu.CGridSmemTarget/4 && d.cgridMost < 16 {
+			t.Logf("largest cluster %d blocks: float32 rows of %d columns not checked", d.cgridMost, n)
+			continue
+		}
 		if !eligible(d, &call{dt: Float32, v: rowsProblem(rng, 2, n, 0).view(t)}, TierCGrid) {
 			t.Fatalf("tier 8 cannot compute float32 rows of %d columns (largest cluster %d)", n, d.cgridMost)
 		}
@@ -737,16 +742,23 @@ func TestGPUCGrid(t *testing.T) {
 			}
 		}
 		// Shares of -Inf alone beside normal ones: the first half of row 0,
-		// all of row 1 but its last entry, and row 2 but its first.
-		for _, variant := range []int{0, 6} {
-			const n = 40001
-			p := rowsProblem(rng, 3, n, variant)
-			for k := range p.x {
-				if k < n/2 || n <= k && k < 2*n-1 || 2*n < k {
-					p.x[k] = math.Inf(-1)
+		// all of row 1 but its last entry, and row 2 but its first; then
+		// (variant 6) a NaN as row 1's last entry and +Inf as row 2's, so
+		// shares of -Inf alone sit beside a NaN and a +Inf share. Rows of
+		// whole packs (40000) and not (40001).
+		for _, n := range []int{40000, 40001} {
+			for _, variant := range []int{0, 6} {
+				p := rowsProblem(rng, 3, n, variant)
+				for k := range p.x {
+					if k < n/2 || n <= k && k < 2*n-1 || 2*n < k {
+						p.x[k] = math.Inf(-1)
+					}
 				}
+				if variant == 6 {
+					p.x[2*n-1], p.x[3*n-1] = math.NaN(), math.Inf(1)
+				}
+				run(t, d, p, dt, TierCGrid, TierGrid, TierAuto)
 			}
-			run(t, d, p, dt, TierCGrid, TierGrid, TierAuto)
 		}
 	}
 }
@@ -786,10 +798,16 @@ func TestGPUDispatch(t *testing.T) {
 		return without
 	}
 	// cgrid is tier 8 where the device has clusters, else the tier taken
-	// without.
+	// without; cgrid16 where it also runs clusters of 16 blocks.
 	cgrid := func(without Tier) Tier {
 		if d.clusters {
 			return TierCGrid
+		}
+		return without
+	}
+	cgrid16 := func(without Tier) Tier {
+		if d.cgridMost >= 16 {
+			return cgrid(without)
 		}
 		return without
 	}
@@ -805,9 +823,8 @@ func TestGPUDispatch(t *testing.T) {
 		{Float32, []int{1000, 16384}, -1, TierRows},
 		{Float32, []int{1000, 16385}, -1, cgrid(TierBlock)}, // past tier 1
 		{Float32, []int{1000, edge + 1}, -1, cgrid(TierBlock)},
-		{Float32, []int{2*sms - 1, splitMinN}, -1, cgrid(TierSplit)},          // 2 blocks of 32 KB a row
-		{Float32, []int{cgridMinBlocks / 2, splitMinN}, -1, cgrid(TierSplit)}, // 64 blocks
-		{Float32, []int{cgridMinBlocks/2 - 1, splitMinN}, -1, TierSplit},      // 62 blocks
+		{Float32, []int{2*sms - 1, splitMinN}, -1, TierSplit},            // tier 1 holds it: not tier 8
+		{Float32, []int{2*sms - 1, splitMinN + 1}, -1, cgrid(TierSplit)}, // 4 blocks of 16 KB a row
 		{Float32, []int{2 * sms, splitMinN}, -1, TierRows},
 		{Float32, []int{4, splitMinN - 1}, -1, TierRows},
 		{Float32, []int{4, 1 << 25}, -1, TierSplit}, // 4 MB per block: more than shared memory holds
@@ -817,7 +834,7 @@ func TestGPUDispatch(t *testing.T) {
 		{Float32, []int{1, splitMinN}, -1, grid},
 		{Float32, []int{gridMaxRows, splitMinN}, -1, grid},
 		{Float32, []int{gridMaxRows + 1, splitMinN}, -1, TierSplit},
-		{Float16, []int{4, 1 << 20}, -1, cgrid(TierSplit)}, // 4 clusters of 16 blocks of 128 KB
+		{Float16, []int{4, 1 << 20}, -1, cgrid16(TierSplit)}, // 4 clusters of 16 blocks of 128 KB
 		{Float16, []int{1000, 32768}, -1, TierRows},
 		{Float16, []int{1000, 32769}, -1, cgrid(cluster(TierBlock))},
 		{Float16, []int{1000, 131073}, -1, cgrid(TierBlock)},
@@ -838,9 +855,11 @@ func TestGPUDispatch(t *testing.T) {
 		{Float32, []int{1000, 32000}, false, cgrid(TierBlock)},
 		{Float32, []int{1000, 32000}, true, cgrid(TierBlock)},
 		{Float32, []int{256, 128256}, false, cgrid(TierSplit)},
-		{Float32, []int{256, 128256}, true, cgrid(TierSplit)}, // 32 KB of y and of dy a block
-		{Float32, []int{64, 262144}, false, cgrid(TierSplit)},
-		{Float32, []int{64, 262144}, true, TierSplit}, // 64 KB of each: past the target
+		{Float32, []int{256, 128256}, true, cgrid16(TierSplit)}, // 32 KB of y and of dy a block
+		{Float32, []int{64, 262144}, false, cgrid16(TierSplit)},
+		{Float32, []int{32, splitMinN}, false, cgrid(TierSplit)}, // 2 blocks of 32 KB of each: 64
+		{Float32, []int{31, splitMinN}, false, TierSplit},        // 62 blocks
+		{Float32, []int{64, 262144}, true, TierSplit},            // 64 KB of each: past the target
 		{Float16, []int{256, 128256}, false, cgrid(TierSplit)},
 		{BFloat16, []int{256, 128256}, true, cgrid(TierSplit)},
 		{Float16, []int{1000, 32769}, false, cgrid(cluster(TierBlock))},

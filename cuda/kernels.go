@@ -117,8 +117,9 @@ func aligned(bufs []cu.DevicePtr, n int) bool {
 //	  unless rows < 2*SMs and n >= 16384                -> rows
 //	rows <= 16 and n >= 16384, and the grid tier holds
 //	  them in at most 48 KB per block (gridPays)        -> grid
-//	unmasked float32 or half rows, at least 64 blocks
-//	  in clusters (cgridPays)                           -> cgrid
+//	float32 or half rows past tier 1, no mask, no
+//	  causal limit, at least 64 blocks in clusters
+//	  (cgridPays)                                       -> cgrid
 //	the cluster tier pays (clusterPays)                 -> cluster
 //	rows < 2*SMs and n >= 16384 (and rows <= 65535)     -> split
 //	otherwise                                           -> block
@@ -268,24 +269,27 @@ func (d *Device) clusterPays(c *call) bool {
 }
 
 // cgridPays says whether dispatch takes tier 8 for c, a row neither tier
-// 1 nor the grid tier takes (planTier asks after them): unmasked rows of
-// float32 and the half types whose clusters give at least cgridMinBlocks
-// blocks. Measured on the H200 against the tiers dispatch took before it
-// (docs/PERFORMANCE.md GPU entry 14), time saved on unmasked rows:
+// 1 nor the grid tier takes (planTier asks after them; few rows that tier
+// 1 holds but planTier sends on, rows < 2*SMs with n >= 16384, stay on the
+// split tier: not measured on tier 8): rows of float32 and the half types
+// with no mask and no causal limit whose clusters give at least
+// cgridMinBlocks blocks. Measured on the H200 against the tiers dispatch
+// took before it (docs/PERFORMANCE.md GPU entry 14), time saved:
 //   - float32: 8-24% forward (1024x32000, 256x128256, 132x65536,
 //     512x65536, 4096x16400, 64x262144), 2-29% backward;
 //   - the half types, against the cluster and split tiers: forward 30-38%
-//     at 64x262144, 17-21% at 4x1048576, 2-10% at 256x128256 and
-//     512x65536, even at 1024x32000 and 4096x16400, 4% lost for
+//     at 64x262144, 2-10% at 256x128256 and 512x65536, 4% lost for
 //     bfloat16 at 132x65536; backward 4-29%, but 2-6% lost at 132x65536
 //     and 2% for bfloat16 softmax at 4096x16400.
 //
 // Log-softmax backward whose shares pass CGridSmemTarget stays on the
 // split tier, whose statistics read dy alone: 82 against 91 us at float32
-// 64x262144. Masked and causal rows ran up to 45% slower than on their
-// tiers (every share takes the exact statistics); float64 was not
-// measured. SOFTMAX_CGRID=0 turns tier 8 off; SOFTMAX_CGRID=1 takes it
-// wherever it is eligible.
+// 64x262144. Masked rows ran up to 31% slower than on their tiers (the
+// mask read per unit; float32 4096x16400: 325 against 247 us) but for
+// the half types at 64x262144 (28% faster), and causal rows were not
+// measured, so neither takes tier 8; nor does float64 (not measured).
+// SOFTMAX_CGRID=0 turns tier 8 off; SOFTMAX_CGRID=1 takes it wherever it
+// is eligible.
 func (d *Device) cgridPays(c *call) bool {
 	if !gpu.CGridOn() {
 		return false
@@ -294,7 +298,7 @@ func (d *Device) cgridPays(c *call) bool {
 		return d.eligible(c, TierCGrid)
 	}
 	v := c.v
-	if c.mask != 0 || v.Causal || c.dt == Float64 {
+	if c.mask != 0 || v.Causal || c.dt == Float64 || d.eligible(c, TierRows) {
 		return false
 	}
 	g, ok := d.cgridShape(c)
@@ -306,23 +310,31 @@ func (d *Device) cgridPays(c *call) bool {
 
 // cgridMinBlocks is the fewest blocks for which dispatch takes tier 8:
 // the fewest measured, 4 rows in clusters of 16 (4x1048576 float16
-// forward, 17.8 against the split tier's 22.5 us on the H200).
+// forward: 19.9-20.8 us against the split tier's 22.5-23.0 on the H200;
+// bfloat16 22.9 against 23.1).
 const cgridMinBlocks = 64
 
 // cgridShape is tier 8's layout for c (gpu.CGridShape) with the launch it
-// needs: ok is false where the device has no clusters, the axis is not
-// the last, or no cluster of the layout's blocks fits the device.
+// needs: the largest clusters it may take are d.cgridMost blocks, halved
+// while the device cannot run a cluster of the layout (a share of the
+// GPU may not fit 16 blocks). ok is false where the device has no
+// clusters, the axis is not the last, or no layout fits.
 func (d *Device) cgridShape(c *call) (g gpu.CGrid, ok bool) {
 	v := c.v
 	k := d.kernel(c, "cgrid")
 	if !d.clusters || v.Inner != 1 || k == nil {
 		return gpu.CGrid{}, false
 	}
-	g, ok = gpu.CGridShape(c.dt, c.bwd, int64(v.N), d.cgridMost, gpu.CGridSmemTarget, k.dynSmem)
-	if !ok || int64(v.Outer)*int64(g.Blocks) > math.MaxInt32 || d.maxClusters(k, g.Threads, g.Smem, g.Blocks) <= 0 {
-		return gpu.CGrid{}, false
+	for most := d.cgridMost; most >= 2; most = g.Blocks / 2 {
+		g, ok = gpu.CGridShape(c.dt, c.bwd, int64(v.N), most, gpu.CGridSmemTarget, k.dynSmem)
+		if !ok || int64(v.Outer)*int64(g.Blocks) > math.MaxInt32 {
+			return gpu.CGrid{}, false
+		}
+		if d.maxClusters(k, g.Threads, g.Smem, g.Blocks) > 0 {
+			return g, true
+		}
 	}
-	return g, true
+	return gpu.CGrid{}, false
 }
 
 func (d *Device) cachedBytes(c *call) int64 {

@@ -73,10 +73,10 @@ const CGridMaxThreads = 256
 
 // CGridSmemTarget is the shared memory per block and array CGridShape
 // aims for: SOFTMAX_CGRID_SMEM (bytes; a tuning knob for benchmarks, read
-// once at start), else 32 KB. Measured on the H200 against 16 and 64 KB
-// (docs/PERFORMANCE.md GPU entry 14): forward float32 1024x32000 ran 104
-// us at 32 KB, 113 at 16 and 115 at 64; backward 32 KB per array beat 16
-// KB by 3-5% at 1024x32000 and 512x65536 float32.
+// once at start), else 32 KB. Measured on the H200 against 8, 16 and 64
+// KB (docs/PERFORMANCE.md GPU entry 14, call 5): fastest or within 2% on
+// every row; float32 1024x32000 forward ran 143, 97, 88 and 92 us at 8,
+// 16, 32 and 64 KB, backward 130, 112, 110 and 128.
 var CGridSmemTarget = func() int {
 	if n, err := strconv.Atoi(os.Getenv("SOFTMAX_CGRID_SMEM")); err == nil && n >= 1024 {
 		return n

@@ -48,14 +48,14 @@ func TestCGridShape(t *testing.T) {
 					if int64(g.Blocks)*g.Chunk < n || g.Chunk%pk != 0 {
 						t.Errorf("%v n=%d: %d blocks of %d columns do not cover the row in packs", dt, n, g.Blocks, g.Chunk)
 					}
-					most := CGridMaxThreads
+					widest := CGridMaxThreads
 					if bwd {
-						most = 512
+						widest = 512
 					}
-					if g.Threads < 128 || g.Threads > most || g.Threads&(g.Threads-1) != 0 {
-						t.Errorf("%v n=%d: %d threads, want a power of two in [128, %d]", dt, n, g.Threads, most)
+					if g.Threads < 128 || g.Threads > widest || g.Threads&(g.Threads-1) != 0 {
+						t.Errorf("%v n=%d: %d threads, want a power of two in [128, %d]", dt, n, g.Threads, widest)
 					}
-					if packs := g.Chunk / pk; g.Threads < most && int64(g.Threads)*cgridPacks < packs {
+					if packs := g.Chunk / pk; g.Threads < widest && int64(g.Threads)*cgridPacks < packs {
 						t.Errorf("%v n=%d: %d threads take more than %d of %d packs each", dt, n, g.Threads, cgridPacks, packs)
 					}
 				}
