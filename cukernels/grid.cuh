@@ -77,6 +77,7 @@ struct GridMeet {
 	Part* parts; // the row's
 	unsigned* sync;
 	unsigned splits;
+	static constexpr bool local = false; // at(j) reads memory through L2
 	__device__ __forceinline__ void publish(const Part& p, i64 b) const {
 		if (threadIdx.x == 0) parts[b] = p;
 		grid_barrier(sync, splits);
@@ -94,6 +95,7 @@ struct ClusterMeet {
 	Part* slots; // this block's, most of them
 	unsigned splits;
 	static constexpr int most = 16; // the largest (non-portable) cluster
+	static constexpr bool local = true; // at(j) reads this block's shared memory
 	__device__ __forceinline__ static void start() { sm_cluster_arrive(); }
 	__device__ __forceinline__ void publish(const Part& p, i64 b) const {
 		sm_cluster_wait();
@@ -102,6 +104,25 @@ struct ClusterMeet {
 	}
 	__device__ __forceinline__ Part at(i64 j) const { return slots[j]; }
 };
+
+// meet_gather folds the row's Parts, after publish, into every thread's
+// V (as to(Part)) with op. Parts in the block's own shared memory (a
+// cluster's: at most 16) every group of `width` lanes (the power of two
+// at or above splits) reduces alone, its lane j from Part j, in the same
+// order in every group and block: no block barrier. Parts in memory the
+// block shares out among its threads and reduces.
+template <typename V, typename Meet, typename To, typename Op>
+__device__ __forceinline__ V meet_gather(const Meet& meet, i64 splits, To to, Op op, V identity) {
+	if (Meet::local) {
+		int width = 1;
+		while (width < splits) width *= 2;
+		const int j = threadIdx.x % width;
+		return warp_reduce(j < splits ? to(meet.at(j)) : identity, op, width);
+	}
+	V r = identity;
+	for (i64 j = threadIdx.x; j < splits; j += blockDim.x) r = op(r, to(meet.at(j)));
+	return block_reduce(r, op, identity);
+}
 
 // GridSlice is a block's share of the launch: its row and columns
 // [lo, lo + len).
@@ -156,13 +177,33 @@ struct GridRow {
 };
 
 // grid_part_fast is the Part of a block's share in tier 1's arithmetic
-// (fwd_row): entries the row does not keep become -Inf in the cache, then
-// the maximum by fmax (NaN ignored) and the sum of row_exp against it,
-// each pack's terms in the compute type. It returns false where that is
-// not the exact Part (grid_part_exact's): a NaN or +Inf entry makes the
-// sum NaN, which the range check catches, as tier 1's does. A share of
-// -Inf alone sums to 0: the empty Part. The result is the same in every
-// thread of the block.
+// (fwd_row) for each thread's entries: entries the row does not keep
+// become -Inf in the cache, then the thread's maximum by fmax (NaN
+// ignored) and the sum of row_exp against it, each pack's terms in the
+// compute type; one block reduction then merges the threads' pairs, a
+// sum scaled by row_exp of its maximum against the larger (the thread
+// that holds the block's maximum scales by 1), so the block meets at one
+// barrier, not two. It returns false where that is not the exact Part
+// (grid_part_exact's): a NaN or +Inf entry makes the sum NaN, which the
+// range check catches, as tier 1's does. A share of -Inf alone sums to 0:
+// the empty Part. The result is the same in every thread of the block.
+template <typename A> struct MaxSum {
+	A m;
+	double s;
+};
+template <typename A> __device__ __forceinline__ MaxSum<A> shfl(MaxSum<A> v, int lane_mask, int width) {
+	v.m = sm_shfl_xor(v.m, lane_mask, width);
+	v.s = sm_shfl_xor(v.s, lane_mask, width);
+	return v;
+}
+template <typename T> struct MaxSumOp {
+	typedef typename Num<T>::acc A;
+	Expo ex;
+	__device__ __forceinline__ MaxSum<A> operator()(MaxSum<A> a, MaxSum<A> b) const {
+		const A m = a.m > b.m ? a.m : b.m;
+		return MaxSum<A>{m, a.s * (double)row_exp<T>(a.m, m, ex) + b.s * (double)row_exp<T>(b.m, m, ex)};
+	}
+};
 template <typename T, int U>
 __device__ __forceinline__ bool grid_part_fast(const View& v, const GridRow& gr, const GridUnits<T, U>& un,
                                                Part& part) {
@@ -177,22 +218,21 @@ __device__ __forceinline__ bool grid_part_fast(const View& v, const GridRow& gr,
 #pragma unroll
 		for (int j = 0; j < U; ++j) m = fmax(m, Num<T>::in(q.v[j]));
 	}
-	m = block_reduce(m, MaxV(), sm_lowest<A>());
 	double s = 0.0;
-	for (int u = threadIdx.x; u < un.count; u += blockDim.x) {
+	for (int u = threadIdx.x; u < un.count; u += blockDim.x) { // the thread's own units, as filtered above
 		const Pack<T, U> q = un.p[u];
 		A ps = A(0);
 #pragma unroll
 		for (int j = 0; j < U; ++j) ps += row_exp<T>(Num<T>::in(q.v[j]), m, v.ex);
 		s += (double)ps;
 	}
-	s = block_reduce(s, SumOp(), 0.0);
-	if (s == 0.0) {
+	const MaxSum<A> r = block_reduce(MaxSum<A>{m, s}, MaxSumOp<T>{v.ex}, MaxSum<A>{sm_lowest<A>(), 0.0});
+	if (r.s == 0.0) {
 		part = Part{-(double)INFINITY, 0.0, 0, 0};
 		return true;
 	}
-	part = Part{(double)m, s, 0, 0};
-	return s >= 1.0 && s <= 1e30;
+	part = Part{(double)r.m, r.s, 0, 0};
+	return r.s >= 1.0 && r.s <= 1e30;
 }
 
 // grid_part_exact is the exact Part of a block's share: add_max counts NaN
@@ -255,12 +295,9 @@ __device__ __forceinline__ void fwd_grid_slice(T* y, const View& v, const Meet& 
 	Part part;
 	if (!grid_part_fast<T, U>(v, gr, un, part)) part = grid_part_exact<T, U>(v, gr, un);
 	meet.publish(part, sl.b);
-	Stats<A> st = stats_init<A>();
-	for (i64 j = threadIdx.x; j < splits; j += blockDim.x) {
-		const Part p = meet.at(j);
-		st = merge<T>(st, Stats<A>{(A)p.m, p.s, (int)p.nan, (int)p.infs}, v.ex);
-	}
-	st = block_reduce(st, MergeOp<T>{v.ex}, stats_init<A>());
+	const Stats<A> st = meet_gather(
+	    meet, splits, [](const Part& p) { return Stats<A>{(A)p.m, p.s, (int)p.nan, (int)p.infs}; }, MergeOp<T>{v.ex},
+	    stats_init<A>());
 	Fin<A> f = finish(st);
 	set_sum(f, st.s, v.log);
 	Pack<T, U>* out = reinterpret_cast<Pack<T, U>*>(y + sl.row * v.n + sl.lo);
@@ -323,12 +360,8 @@ __device__ __forceinline__ void bwd_grid_slice(T* dx, const View& v, const Meet&
 	}
 	g = block_reduce(g, GradOp(), GradStats<A>{0.0, 0});
 	meet.publish(Part{0.0, g.c, g.any, 0}, sl.b);
-	g = GradStats<A>{0.0, 0};
-	for (i64 j = threadIdx.x; j < splits; j += blockDim.x) {
-		const Part p = meet.at(j);
-		g = GradOp()(g, GradStats<A>{p.s, (int)p.nan});
-	}
-	g = block_reduce(g, GradOp(), GradStats<A>{0.0, 0});
+	g = meet_gather(
+	    meet, splits, [](const Part& p) { return GradStats<A>{p.s, (int)p.nan}; }, GradOp(), GradStats<A>{0.0, 0});
 	const bool fast = g.c - g.c == 0.0 && (!v.log || g.any);
 	const A s = A(v.scale), c = A(g.c);
 	const LongLogGrad<T> lg(v.scale * g.c);
