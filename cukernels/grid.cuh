@@ -235,19 +235,15 @@ __device__ __forceinline__ bool grid_part_fast(const View& v, const GridRow& gr,
 	return r.s >= 1.0 && r.s <= 1e30;
 }
 
-// grid_part_exact is the exact Part of a block's share: add_max counts NaN
-// and +Inf, and entries the row does not keep become -Inf in the cache
-// (again, after grid_part_fast: the same entries).
+// grid_part_exact is the exact Part of a block's share, from the cache as
+// grid_part_fast left it (entries the row does not keep already -Inf):
+// add_max counts NaN and +Inf.
 template <typename T, int U>
-__device__ __forceinline__ Part grid_part_exact(const View& v, const GridRow& gr, const GridUnits<T, U>& un) {
+__device__ __forceinline__ Part grid_part_exact(const View& v, const GridUnits<T, U>& un) {
 	typedef typename Num<T>::acc A;
 	Stats<A> st = stats_init<A>();
 	for (int u = threadIdx.x; u < un.count; u += blockDim.x) {
-		Pack<T, U> q = un.p[u];
-		if (gr.filter) {
-			grid_filter<T, U>(q, gr.keep<U>(v, u), -sm_inf<A>());
-			un.p[u] = q;
-		}
+		const Pack<T, U> q = un.p[u];
 #pragma unroll
 		for (int j = 0; j < U; ++j) add_max(st, Num<T>::in(q.v[j]));
 	}
@@ -293,7 +289,7 @@ __device__ __forceinline__ void fwd_grid_slice(T* y, const View& v, const Meet& 
 	typedef typename Num<T>::acc A;
 	const GridUnits<T, U> un(cache, sl.len);
 	Part part;
-	if (!grid_part_fast<T, U>(v, gr, un, part)) part = grid_part_exact<T, U>(v, gr, un);
+	if (!grid_part_fast<T, U>(v, gr, un, part)) part = grid_part_exact<T, U>(v, un);
 	meet.publish(part, sl.b);
 	const Stats<A> st = meet_gather(
 	    meet, splits, [](const Part& p) { return Stats<A>{(A)p.m, p.s, (int)p.nan, (int)p.infs}; }, MergeOp<T>{v.ex},
