@@ -186,7 +186,11 @@ struct GridRow {
 // barrier, not two. It returns false where that is not the exact Part
 // (grid_part_exact's): a NaN or +Inf entry makes the sum NaN, which the
 // range check catches, as tier 1's does. A share of -Inf alone sums to 0:
-// the empty Part. The result is the same in every thread of the block.
+// the empty Part. Every thread takes the same branch: in each, the sum is
+// 0, NaN, or from 1 (the thread that holds the maximum adds exactly 1) to
+// the share's entry count. Its value may differ by an ulp from thread to
+// thread: the pair's float64 multiply and fused multiply-add round
+// differently in the two lanes of a shuffle.
 template <typename A> struct MaxSum {
 	A m;
 	double s;
