@@ -97,9 +97,14 @@ struct ClusterMeet {
 	static constexpr int most = 16; // the largest (non-portable) cluster
 	static constexpr bool local = true; // at(j) reads this block's shared memory
 	__device__ __forceinline__ static void start() { sm_cluster_arrive(); }
+	// The Part stored is lane 0's (the threads' may differ by an ulp:
+	// grid_part_fast), so the row's blocks merge the same bits.
 	__device__ __forceinline__ void publish(const Part& p, i64 b) const {
+		const unsigned all = 0xffffffffu;
+		const Part q{__shfl_sync(all, p.m, 0), __shfl_sync(all, p.s, 0), __shfl_sync(all, p.nan, 0),
+		             __shfl_sync(all, p.infs, 0)};
 		sm_cluster_wait();
-		if (threadIdx.x < splits) *sm_cluster_map(slots + b, threadIdx.x) = p;
+		if (threadIdx.x < splits) *sm_cluster_map(slots + b, threadIdx.x) = q;
 		sm_cluster_sync();
 	}
 	__device__ __forceinline__ Part at(i64 j) const { return slots[j]; }
@@ -177,20 +182,24 @@ struct GridRow {
 };
 
 // grid_part_fast is the Part of a block's share in tier 1's arithmetic
-// (fwd_row) for each thread's entries: entries the row does not keep
-// become -Inf in the cache, then the thread's maximum by fmax (NaN
-// ignored) and the sum of row_exp against it, each pack's terms in the
-// compute type; one block reduction then merges the threads' pairs, a
-// sum scaled by row_exp of its maximum against the larger (the thread
-// that holds the block's maximum scales by 1), so the block meets at one
-// barrier, not two. It returns false where that is not the exact Part
+// (fwd_row): entries the row does not keep become -Inf in the cache, then
+// the maximum by fmax (NaN ignored) and the sum of row_exp against it,
+// each pack's terms in the compute type. Paired (tier 8), each thread
+// takes the pair for its own entries and one block reduction merges the
+// pairs, a sum scaled by row_exp of its maximum against the larger (the
+// thread that holds the block's maximum scales by 1): one barrier, not
+// two, where tier 8's blocks wait on barriers. Not paired (tier 7, whose
+// few blocks wait on latency: the merged pair's reduction is the longer
+// chain, 3-8% slower there), the block's maximum first, then the sum
+// against it. It returns false where that is not the exact Part
 // (grid_part_exact's): a NaN or +Inf entry makes the sum NaN, which the
 // range check catches, as tier 1's does. A share of -Inf alone sums to 0:
 // the empty Part. Every thread takes the same branch: in each, the sum is
 // 0, NaN, or from 1 (the thread that holds the maximum adds exactly 1) to
-// the share's entry count. Its value may differ by an ulp from thread to
-// thread: the pair's float64 multiply and fused multiply-add round
-// differently in the two lanes of a shuffle.
+// the share's entry count. Paired, its value may differ by an ulp from
+// thread to thread (the pair's float64 multiply and fused multiply-add
+// round differently in the two lanes of a shuffle); ClusterMeet publishes
+// one thread's.
 template <typename A> struct MaxSum {
 	A m;
 	double s;
@@ -208,7 +217,7 @@ template <typename T> struct MaxSumOp {
 		return MaxSum<A>{m, a.s * (double)row_exp<T>(a.m, m, ex) + b.s * (double)row_exp<T>(b.m, m, ex)};
 	}
 };
-template <typename T, int U>
+template <typename T, int U, bool Paired>
 __device__ __forceinline__ bool grid_part_fast(const View& v, const GridRow& gr, const GridUnits<T, U>& un,
                                                Part& part) {
 	typedef typename Num<T>::acc A;
@@ -222,6 +231,7 @@ __device__ __forceinline__ bool grid_part_fast(const View& v, const GridRow& gr,
 #pragma unroll
 		for (int j = 0; j < U; ++j) m = fmax(m, Num<T>::in(q.v[j]));
 	}
+	if (!Paired) m = block_reduce(m, MaxV(), sm_lowest<A>());
 	double s = 0.0;
 	for (int u = threadIdx.x; u < un.count; u += blockDim.x) { // the thread's own units, as filtered above
 		const Pack<T, U> q = un.p[u];
@@ -230,7 +240,8 @@ __device__ __forceinline__ bool grid_part_fast(const View& v, const GridRow& gr,
 		for (int j = 0; j < U; ++j) ps += row_exp<T>(Num<T>::in(q.v[j]), m, v.ex);
 		s += (double)ps;
 	}
-	const MaxSum<A> r = block_reduce(MaxSum<A>{m, s}, MaxSumOp<T>{v.ex}, MaxSum<A>{sm_lowest<A>(), 0.0});
+	const MaxSum<A> r = Paired ? block_reduce(MaxSum<A>{m, s}, MaxSumOp<T>{v.ex}, MaxSum<A>{sm_lowest<A>(), 0.0})
+	                           : MaxSum<A>{m, block_reduce(s, SumOp(), 0.0)};
 	if (r.s == 0.0) {
 		part = Part{-(double)INFINITY, 0.0, 0, 0};
 		return true;
@@ -293,7 +304,7 @@ __device__ __forceinline__ void fwd_grid_slice(T* y, const View& v, const Meet& 
 	typedef typename Num<T>::acc A;
 	const GridUnits<T, U> un(cache, sl.len);
 	Part part;
-	if (!grid_part_fast<T, U>(v, gr, un, part)) part = grid_part_exact<T, U>(v, un);
+	if (!grid_part_fast<T, U, Meet::local>(v, gr, un, part)) part = grid_part_exact<T, U>(v, un);
 	meet.publish(part, sl.b);
 	const Stats<A> st = meet_gather(
 	    meet, splits, [](const Part& p) { return Stats<A>{(A)p.m, p.s, (int)p.nan, (int)p.infs}; }, MergeOp<T>{v.ex},
