@@ -741,6 +741,13 @@ func TestGPUCGrid(t *testing.T) {
 				run(t, d, rowsProblem(rng, c.rows, c.n, variant), dt, TierCGrid)
 			}
 		}
+		// A mask a byte per row (stride 0 along the row: the shares' mask
+		// bytes copied one at a time), every row but the first kept.
+		for _, n := range []int{4097, 40001} {
+			p := rowsProblem(rng, 3, n, 0)
+			p.spec.MaskShape, p.spec.Mask = []int{3, 1}, []bool{false, true, true}
+			run(t, d, p, dt, TierCGrid, TierGrid)
+		}
 		// Shares of -Inf alone beside normal ones: the first half of row 0,
 		// all of row 1 but its last entry, and row 2 but its first; then
 		// (variant 6) a NaN as row 1's last entry and +Inf as row 2's, so

@@ -235,6 +235,9 @@ func (d *Device) gridShape(c *call) (p plan, ok bool) {
 		if c.bwd {
 			p.smem *= 2
 		}
+		if c.mask != 0 {
+			p.smem += int(p.chunk) // the share's mask bytes (grid.cuh: grid_copy_mask)
+		}
 		// Enough threads that each takes at most 2 packs (every pass over
 		// the cache is instructions, not memory), from 128 up to what lets
 		// perSM blocks share an SM.
@@ -326,7 +329,7 @@ func (d *Device) cgridShape(c *call) (g gpu.CGrid, ok bool) {
 		return gpu.CGrid{}, false
 	}
 	for most := d.cgridMost; most >= 2; most = g.Blocks / 2 {
-		g, ok = gpu.CGridShape(c.dt, c.bwd, int64(v.N), most, gpu.CGridSmemTarget, k.dynSmem)
+		g, ok = gpu.CGridShape(c.dt, c.bwd, c.mask != 0, int64(v.N), most, gpu.CGridSmemTarget, k.dynSmem)
 		if !ok || int64(v.Outer)*int64(g.Blocks) > math.MaxInt32 {
 			return gpu.CGrid{}, false
 		}

@@ -164,22 +164,56 @@ __device__ __forceinline__ void grid_filter(Pack<T, U>& q, unsigned keep, typena
 }
 
 // GridRow is what every pass over a block's slice needs: the row's keep
-// state and whether anything in it is filtered.
+// state and whether anything in it is filtered. A masked block holds its
+// share's mask bytes in shared memory (mc, after the data: grid_copy_mask),
+// so the passes read no mask from memory: read there, each unit's bytes
+// came one dependent round trip after the copies had landed, which cost
+// masked rows up to 31% against the other tiers.
 struct GridRow {
 	i64 mrow;
 	int kept, lo;
 	bool filter, vmask;
-	__device__ __forceinline__ GridRow(const View& v, const GridSlice& sl, int P) {
+	const unsigned char* mc; // the share's mask bytes; nullptr: no mask
+	__device__ __forceinline__ GridRow(const View& v, const GridSlice& sl, int P, const unsigned char* mcache) {
 		kept = (int)v.kept(sl.row);
 		lo = (int)sl.lo;
 		mrow = v.mask ? v.mask_row(sl.row) : 0;
 		filter = v.mask != nullptr || kept < v.n;
 		vmask = v.mask && v.mstride == 1 && (unsigned long long)(v.mask + mrow + lo) % P == 0;
+		mc = v.mask ? mcache : nullptr;
 	}
-	template <int U> __device__ __forceinline__ unsigned keep(const View& v, int u) const {
-		return filter ? row_keep<U>(v, mrow, kept, lo + u * U, U > 1 && vmask) : (1u << U) - 1;
+	// keep is which of unit u's U columns the row keeps (bit j: column
+	// u*U + j of the share).
+	template <int U> __device__ __forceinline__ unsigned keep(int u) const {
+		if (!filter) return (1u << U) - 1;
+		const int c = u * U;
+		Pack<unsigned char, U> m;
+#pragma unroll
+		for (int j = 0; j < U; ++j) m.v[j] = 1;
+		if (mc) m = *reinterpret_cast<const Pack<unsigned char, U>*>(mc + c);
+		unsigned b = 0;
+#pragma unroll
+		for (int j = 0; j < U; ++j) b |= (unsigned)(m.v[j] != 0 && lo + c + j < kept) << j;
+		return b;
 	}
+	// keeps is whether column c of the share is kept.
+	__device__ __forceinline__ bool keeps(int c) const { return lo + c < kept && (mc == nullptr || mc[c] != 0); }
 };
+
+// grid_copy_mask starts copying the mask bytes of the share into mc:
+// cp.async units of P bytes where they are one aligned run (vmask) and
+// the share whole packs (vec), else byte by byte. The copies land with
+// the data's (grid_landed).
+template <int P>
+__device__ __forceinline__ void grid_copy_mask(unsigned char* mc, const View& v, const GridRow& gr, int len, bool vec) {
+	const unsigned char* g = v.mask + gr.mrow;
+	if (vec && gr.vmask) {
+		for (int pk = threadIdx.x; pk < len / P; pk += blockDim.x)
+			sm_async_copy<P>(mc + pk * P, g + gr.lo + pk * P);
+	} else {
+		for (int k = threadIdx.x; k < len; k += blockDim.x) mc[k] = g[(i64)(gr.lo + k) * v.mstride];
+	}
+}
 
 // grid_part_fast is the Part of a block's share in tier 1's arithmetic
 // (fwd_row): entries the row does not keep become -Inf in the cache, then
@@ -225,7 +259,7 @@ __device__ __forceinline__ bool grid_part_fast(const View& v, const GridRow& gr,
 	for (int u = threadIdx.x; u < un.count; u += blockDim.x) {
 		Pack<T, U> q = un.p[u];
 		if (gr.filter) {
-			grid_filter<T, U>(q, gr.keep<U>(v, u), -sm_inf<A>());
+			grid_filter<T, U>(q, gr.keep<U>(u), -sm_inf<A>());
 			un.p[u] = q;
 		}
 #pragma unroll
@@ -314,7 +348,7 @@ __device__ __forceinline__ void fwd_grid_slice(T* y, const View& v, const Meet& 
 	Pack<T, U>* out = reinterpret_cast<Pack<T, U>*>(y + sl.row * v.n + sl.lo);
 	if (f.kind != ROW_NORMAL) {
 		grid_write<T, U>(un, un, out,
-		                 [&](A xv, A, int c) { return fwd_out<T>(v, v.keeps32(gr.mrow, gr.kept, gr.lo + c), xv, f); });
+		                 [&](A xv, A, int c) { return fwd_out<T>(v, gr.keeps(c), xv, f); });
 	} else if (!v.log) {
 		grid_write<T, U>(un, un, out, [&](A xv, A, int) { return row_exp<T>(xv, f.m, v.ex) * f.r; });
 	} else if (v.scale == 1.0) {
@@ -327,11 +361,13 @@ __device__ __forceinline__ void fwd_grid_slice(T* y, const View& v, const Meet& 
 
 template <typename T, typename Meet>
 __device__ __forceinline__ void fwd_grid_body(const T* x, T* y, const View& v, bool vec, const GridSlice& sl,
-                                              i64 splits, const Meet& meet) {
+                                              i64 chunk, i64 splits, const Meet& meet) {
 	constexpr int P = PackWidth<T, 16>::value;
-	const GridRow gr(v, sl, P);
 	T* cache = reinterpret_cast<T*>(sm_dynamic);
+	unsigned char* mc = reinterpret_cast<unsigned char*>(cache + chunk);
+	const GridRow gr(v, sl, P, mc);
 	grid_copy<T>(cache, x + sl.row * v.n + sl.lo, sl.len, vec);
+	if (v.mask) grid_copy_mask<P>(mc, v, gr, sl.len, vec);
 	grid_landed();
 	if (vec) fwd_grid_slice<T, P>(y, v, meet, sl, gr, splits, cache);
 	else fwd_grid_slice<T, 1>(y, v, meet, sl, gr, splits, cache);
@@ -341,7 +377,8 @@ template <typename T>
 __device__ __forceinline__ void fwd_grid(const T* x, T* y, const View& v, bool vec, Part* work, i64 chunk, i64 splits,
                                          unsigned* sync) {
 	const GridSlice sl(v, chunk, splits);
-	fwd_grid_body<T>(x, y, v, vec, sl, splits, GridMeet{work + sl.row * splits, sync + 2 * sl.row, (unsigned)splits});
+	fwd_grid_body<T>(x, y, v, vec, sl, chunk, splits,
+	                 GridMeet{work + sl.row * splits, sync + 2 * sl.row, (unsigned)splits});
 }
 
 // bwd_grid_slice is bwd_grid's work on units of width U: masked (y, dy)
@@ -360,7 +397,7 @@ __device__ __forceinline__ void bwd_grid_slice(T* dx, const View& v, const Meet&
 	for (int u = threadIdx.x; u < uy.count; u += blockDim.x) {
 		Pack<T, U> a = uy.p[u], b = ug.p[u];
 		if (gr.filter) {
-			const unsigned keep = gr.keep<U>(v, u);
+			const unsigned keep = gr.keep<U>(u);
 			grid_filter<T, U>(a, keep, yfill);
 			grid_filter<T, U>(b, keep, A(0));
 			uy.p[u] = a;
@@ -379,7 +416,7 @@ __device__ __forceinline__ void bwd_grid_slice(T* dx, const View& v, const Meet&
 	Pack<T, U>* out = reinterpret_cast<Pack<T, U>*>(dx + sl.row * v.n + sl.lo);
 	if (!fast) {
 		grid_write<T, U>(uy, ug, out, [&](A yv, A dv, int col) {
-			return grad_out<T>(v, v.keeps32(gr.mrow, gr.kept, gr.lo + col), yv, dv, g);
+			return grad_out<T>(v, gr.keeps(col), yv, dv, g);
 		});
 	} else if (v.log) {
 		grid_write<T, U>(uy, ug, out, [&](A yv, A dv, int) { return lg.at(yv, s * dv); });
@@ -394,12 +431,14 @@ template <typename T, typename Meet>
 __device__ __forceinline__ void bwd_grid_body(const T* y, const T* dy, T* dx, const View& v, bool vec,
                                               const GridSlice& sl, i64 chunk, i64 splits, const Meet& meet) {
 	constexpr int P = PackWidth<T, 16>::value;
-	const GridRow gr(v, sl, P);
 	const i64 base = sl.row * v.n + sl.lo;
 	T* cy = reinterpret_cast<T*>(sm_dynamic);
 	T* cg = cy + chunk;
+	unsigned char* mc = reinterpret_cast<unsigned char*>(cg + chunk);
+	const GridRow gr(v, sl, P, mc);
 	grid_copy<T>(cy, y + base, sl.len, vec);
 	grid_copy<T>(cg, dy + base, sl.len, vec);
+	if (v.mask) grid_copy_mask<P>(mc, v, gr, sl.len, vec);
 	grid_landed();
 	if (vec) bwd_grid_slice<T, P>(dx, v, meet, sl, gr, splits, cy, cg);
 	else bwd_grid_slice<T, 1>(dx, v, meet, sl, gr, splits, cy, cg);
@@ -426,7 +465,8 @@ template <typename T>
 __device__ __forceinline__ void fwd_cgrid(const T* x, T* y, const View& v, bool vec, i64 chunk, i64 splits) {
 	__shared__ Part slots[ClusterMeet::most];
 	ClusterMeet::start();
-	fwd_grid_body<T>(x, y, v, vec, GridSlice(v, chunk, splits), splits, ClusterMeet{slots, (unsigned)splits});
+	fwd_grid_body<T>(x, y, v, vec, GridSlice(v, chunk, splits), chunk, splits,
+	                 ClusterMeet{slots, (unsigned)splits});
 }
 
 template <typename T>

@@ -31,12 +31,13 @@ type CGrid struct {
 // blocks (a power of two from 2 to most) whose shares take at most
 // target bytes of shared memory per array (x forward; y and dy
 // backward, twice the bytes), else the most blocks whose shares fit
-// limit bytes. Threads are enough that each takes about cgridPacks
+// limit bytes. A masked row's blocks also hold their share's mask bytes
+// (one per column, after the arrays), counted against limit, not target. Threads are enough that each takes about cgridPacks
 // packs of the share per pass, from 128 up to CGridMaxThreads forward and
 // 512 backward. ok is false when no cluster
 // of at most most blocks holds the row in limit bytes per block, or the
 // row is too short to give every block a share.
-func CGridShape(t Dtype, bwd bool, n int64, most, target, limit int) (g CGrid, ok bool) {
+func CGridShape(t Dtype, bwd, masked bool, n int64, most, target, limit int) (g CGrid, ok bool) {
 	pk := int64(16 / t.Size())
 	arrays, widest := int64(1), int64(CGridMaxThreads)
 	if bwd {
@@ -51,13 +52,16 @@ func CGridShape(t Dtype, bwd bool, n int64, most, target, limit int) (g CGrid, o
 		if (n+chunk-1)/chunk != int64(blocks) {
 			break // too short: some block would hold nothing
 		}
-		smem := chunk * int64(t.Size()) * arrays
+		data, smem := chunk*int64(t.Size())*arrays, chunk*int64(t.Size())*arrays
+		if masked {
+			smem += chunk
+		}
 		if smem > int64(limit) {
 			continue
 		}
 		threads := int(min(widest, max(128, pow2((chunk/pk+cgridPacks-1)/cgridPacks))))
 		g, ok = CGrid{Blocks: blocks, Chunk: chunk, Smem: int(smem), Threads: threads}, true
-		if smem <= int64(target)*arrays {
+		if data <= int64(target)*arrays {
 			break
 		}
 	}

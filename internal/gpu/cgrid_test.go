@@ -4,59 +4,66 @@ import "testing"
 
 // TestCGridShape checks tier 8's layouts against the rule written out by
 // enumeration: every cluster size that gives each block a share, the
-// fewest blocks within the target, else the most within the limit.
+// fewest blocks within the target, else the most within the limit (a
+// masked row's mask bytes counted against the limit only).
 func TestCGridShape(t *testing.T) {
 	const target, limit = 32 << 10, 227 << 10
 	for _, dt := range []Dtype{Float32, Float64, Float16, BFloat16} {
 		for _, bwd := range []bool{false, true} {
-			for _, n := range []int64{1, 2, 7, 8, 9, 33, 4097, 16385, 32000, 128256, 600001, 1 << 21, 1 << 24} {
-				for _, most := range []int{8, 16} {
-					g, ok := CGridShape(dt, bwd, n, most, target, limit)
-					pk := int64(16 / dt.Size())
-					arrays := int64(1)
-					if bwd {
-						arrays = 2
-					}
-					// want: enumerate clusters, keep those that fit.
-					var fits []CGrid
-					for b := int64(2); b <= int64(most); b *= 2 {
-						chunk := ((n+b-1)/b + pk - 1) / pk * pk
-						if (b-1)*chunk >= n {
-							break
+			for _, masked := range []bool{false, true} {
+				for _, n := range []int64{1, 2, 7, 8, 9, 33, 4097, 16385, 32000, 128256, 600001, 1 << 21, 1 << 24} {
+					for _, most := range []int{8, 16} {
+						g, ok := CGridShape(dt, bwd, masked, n, most, target, limit)
+						pk := int64(16 / dt.Size())
+						arrays := int64(1)
+						if bwd {
+							arrays = 2
 						}
-						if smem := chunk * int64(dt.Size()) * arrays; smem <= limit {
-							fits = append(fits, CGrid{Blocks: int(b), Chunk: chunk, Smem: int(smem)})
+						// want: enumerate clusters, keep those that fit.
+						var fits []CGrid
+						for b := int64(2); b <= int64(most); b *= 2 {
+							chunk := ((n+b-1)/b + pk - 1) / pk * pk
+							if (b-1)*chunk >= n {
+								break
+							}
+							smem := chunk * int64(dt.Size()) * arrays
+							if masked {
+								smem += chunk
+							}
+							if smem <= limit {
+								fits = append(fits, CGrid{Blocks: int(b), Chunk: chunk, Smem: int(smem)})
+							}
 						}
-					}
-					if len(fits) == 0 {
-						if ok {
-							t.Errorf("%v bwd=%v n=%d most=%d: got %+v, want none", dt, bwd, n, most, g)
+						if len(fits) == 0 {
+							if ok {
+								t.Errorf("%v bwd=%v masked=%v n=%d most=%d: got %+v, want none", dt, bwd, masked, n, most, g)
+							}
+							continue
 						}
-						continue
-					}
-					want := fits[len(fits)-1]
-					for _, f := range fits {
-						if int64(f.Smem) <= target*arrays {
-							want = f
-							break
+						want := fits[len(fits)-1]
+						for _, f := range fits {
+							if f.Chunk*int64(dt.Size())*arrays <= target*arrays {
+								want = f
+								break
+							}
 						}
-					}
-					if !ok || g.Blocks != want.Blocks || g.Chunk != want.Chunk || g.Smem != want.Smem {
-						t.Errorf("%v bwd=%v n=%d most=%d: got %+v (ok %v), want %+v", dt, bwd, n, most, g, ok, want)
-						continue
-					}
-					if int64(g.Blocks)*g.Chunk < n || g.Chunk%pk != 0 {
-						t.Errorf("%v n=%d: %d blocks of %d columns do not cover the row in packs", dt, n, g.Blocks, g.Chunk)
-					}
-					widest := CGridMaxThreads
-					if bwd {
-						widest = 512
-					}
-					if g.Threads < 128 || g.Threads > widest || g.Threads&(g.Threads-1) != 0 {
-						t.Errorf("%v n=%d: %d threads, want a power of two in [128, %d]", dt, n, g.Threads, widest)
-					}
-					if packs := g.Chunk / pk; g.Threads < widest && int64(g.Threads)*cgridPacks < packs {
-						t.Errorf("%v n=%d: %d threads take more than %d of %d packs each", dt, n, g.Threads, cgridPacks, packs)
+						if !ok || g.Blocks != want.Blocks || g.Chunk != want.Chunk || g.Smem != want.Smem {
+							t.Errorf("%v bwd=%v masked=%v n=%d most=%d: got %+v (ok %v), want %+v", dt, bwd, masked, n, most, g, ok, want)
+							continue
+						}
+						if int64(g.Blocks)*g.Chunk < n || g.Chunk%pk != 0 {
+							t.Errorf("%v n=%d: %d blocks of %d columns do not cover the row in packs", dt, n, g.Blocks, g.Chunk)
+						}
+						widest := CGridMaxThreads
+						if bwd {
+							widest = 512
+						}
+						if g.Threads < 128 || g.Threads > widest || g.Threads&(g.Threads-1) != 0 {
+							t.Errorf("%v n=%d: %d threads, want a power of two in [128, %d]", dt, n, g.Threads, widest)
+						}
+						if packs := g.Chunk / pk; g.Threads < widest && int64(g.Threads)*cgridPacks < packs {
+							t.Errorf("%v n=%d: %d threads take more than %d of %d packs each", dt, n, g.Threads, cgridPacks, packs)
+						}
 					}
 				}
 			}
@@ -75,7 +82,7 @@ func TestCGridShape(t *testing.T) {
 		{Float16, false, 32000, 2},
 		{Float16, false, 128256, 8},
 	} {
-		if g, ok := CGridShape(c.dt, c.bwd, c.n, 16, target, limit); !ok || g.Blocks != c.blocks {
+		if g, ok := CGridShape(c.dt, c.bwd, false, c.n, 16, target, limit); !ok || g.Blocks != c.blocks {
 			t.Errorf("%v bwd=%v n=%d: %+v (ok %v), want %d blocks", c.dt, c.bwd, c.n, g, ok, c.blocks)
 		}
 	}
