@@ -880,13 +880,39 @@ func TestGPUDispatch(t *testing.T) {
 			t.Errorf("backward %v shape %v log %v: tier %v, want %v", c.dt, c.shape, c.log, got, c.want)
 		}
 	}
-	// Masked float32 rows take clusters of blocks up to 512 threads.
+	// Masked forward rows past tier 1 take tier 8, and so do masked half
+	// rows that tier 1 would run unpipelined (more than 512 threads at
+	// K = 4); masked backward rows do not.
+	for _, c := range []struct {
+		dt    Dtype
+		shape []int
+		want  Tier
+	}{
+		{Float32, []int{1000, 32000}, cgrid(cluster(TierBlock))},
+		{Float32, []int{1000, 16384}, TierRows}, // the pipelined kernel runs 1024 threads
+		{Float16, []int{1000, 32000}, cgrid(TierRows)},
+		{BFloat16, []int{1000, 16400}, cgrid(TierRows)}, // 544 threads
+		{Float16, []int{1000, 16384}, TierRows},         // 512 threads: pipelined
+		{Float16, []int{1000, 8192}, TierRows},
+		{Float16, []int{256, 128256}, cgrid(TierSplit)},
+		{Float16, []int{4, 1 << 20}, TierSplit}, // 64 blocks: fewer than the SMs
+	} {
+		w, err := layout.Resolve(layout.Params{Axis: -1, Masked: true, Scale: 1}, c.shape, c.shape)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := plan(&call{dt: c.dt, v: w, mask: 1}); got != c.want {
+			t.Errorf("masked %v shape %v: tier %v, want %v", c.dt, c.shape, got, c.want)
+		}
+	}
 	w, err := layout.Resolve(layout.Params{Axis: -1, Masked: true, Scale: 1}, []int{1000, 32000}, []int{1000, 32000})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := plan(&call{dt: Float32, v: w, mask: 1}); got != cluster(TierBlock) {
-		t.Errorf("masked float32 1000x32000: tier %v, want %v", got, cluster(TierBlock))
+	for _, dt := range []Dtype{Float32, Float16} {
+		if got := plan(&call{dt: dt, v: w, mask: 1, bwd: true}); got == TierCGrid {
+			t.Errorf("masked %v backward 1000x32000: tier %v, want another", dt, got)
+		}
 	}
 	// Causal rows do not take tier 8 either.
 	w, err = layout.Resolve(layout.Params{Axis: -1, Causal: true, Scale: 1}, []int{1000, 32769}, nil)

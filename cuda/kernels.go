@@ -113,12 +113,14 @@ func aligned(bufs []cu.DevicePtr, n int) bool {
 //
 //	inner > 1                                           -> inner
 //	SOFTMAX_CLUSTER=1 and the cluster tier holds the row -> cluster
+//	masked half rows that tier 1 would run unpipelined
+//	  (cgridBeforeRows)                                 -> cgrid
 //	row fits 1024 threads' registers (gpu.RowsShape),
 //	  unless rows < 2*SMs and n >= 16384                -> rows
 //	rows <= 16 and n >= 16384, and the grid tier holds
 //	  them in at most 48 KB per block (gridPays)        -> grid
-//	float32 or half rows past tier 1, no mask, no
-//	  causal limit, at least 64 blocks in clusters
+//	float32 or half rows past tier 1, no causal limit,
+//	  no mask backward, at least 64 blocks in clusters
 //	  (cgridPays)                                       -> cgrid
 //	the cluster tier pays (clusterPays)                 -> cluster
 //	rows < 2*SMs and n >= 16384 (and rows <= 65535)     -> split
@@ -135,6 +137,8 @@ func (d *Device) planTier(c *call) Tier {
 		return TierInner
 	case gpu.ClusterForced() && d.eligible(c, TierCluster):
 		return TierCluster
+	case d.cgridBeforeRows(c):
+		return TierCGrid
 	case d.eligible(c, TierRows) && !(rows < splitRowsPer*int64(d.sms) && n >= splitMinN):
 		return TierRows
 	case n >= splitMinN && d.gridPays(c):
@@ -287,12 +291,15 @@ func (d *Device) clusterPays(c *call) bool {
 //
 // Log-softmax backward whose shares pass CGridSmemTarget stays on the
 // split tier, whose statistics read dy alone: 82 against 91 us at float32
-// 64x262144. Masked rows ran up to 31% slower than on their tiers (the
-// mask read per unit; float32 4096x16400: 325 against 247 us) but for
-// the half types at 64x262144 (28% faster), and causal rows were not
-// measured, so neither takes tier 8; nor does float64 (not measured).
-// SOFTMAX_CGRID=0 turns tier 8 off; SOFTMAX_CGRID=1 takes it wherever it
-// is eligible.
+// 64x262144. Masked forward rows, their mask bytes copied into shared
+// memory with the share (GPU entry 16), against the split and cluster
+// tiers: float32 11-31% faster (1024x32000 111.7 against 89.9 us,
+// 256x128256 144.3 against 100.1, 4096x16400, 132x65536, 512x65536,
+// 64x262144, 4096x32000), the half types 5-35%. Masked backward and
+// causal rows were not measured, so they do not take tier 8; nor does
+// float64 (not measured). SOFTMAX_CGRID=0 turns tier 8 off;
+// SOFTMAX_CGRID=1 takes it wherever it is eligible past tier 1,
+// SOFTMAX_CGRID=2 before tier 1 too.
 func (d *Device) cgridPays(c *call) bool {
 	if !gpu.CGridOn() {
 		return false
@@ -301,14 +308,58 @@ func (d *Device) cgridPays(c *call) bool {
 		return d.eligible(c, TierCGrid)
 	}
 	v := c.v
-	if c.mask != 0 || v.Causal || c.dt == Float64 || d.eligible(c, TierRows) {
+	if c.bwd && c.mask != 0 || v.Causal || c.dt == Float64 || d.eligible(c, TierRows) {
 		return false
 	}
+	g, ok := d.cgridEnough(c)
+	return ok && !(c.bwd && v.Log && g.Smem > 2*gpu.CGridSmemTarget)
+}
+
+// cgridEnough is tier 8's layout for c where it gives at least
+// cgridMinBlocks blocks, and masked rows a block per SM: masked 4x1048576
+// (64 blocks) ran 4-12% slower on tier 8 than on the split tier, all
+// three types (GPU entry 16).
+func (d *Device) cgridEnough(c *call) (gpu.CGrid, bool) {
 	g, ok := d.cgridShape(c)
-	if !ok || int64(v.Outer)*int64(g.Blocks) < cgridMinBlocks {
+	least := int64(cgridMinBlocks)
+	if c.mask != 0 {
+		least = max(least, int64(d.sms))
+	}
+	return g, ok && int64(c.v.Outer)*int64(g.Blocks) >= least
+}
+
+// cgridBeforeRows says whether dispatch takes tier 8 for c ahead of tier
+// 1: masked forward rows of the half types whose tier 1 group is wider
+// than the pipelined masked kernel runs (512 threads at K = 4: 16385 to
+// 32768 columns), so tier 1 would take its plain kernel, which spills at
+// the 64 registers of a 1024-thread block and keeps one row in flight per
+// SM. Measured on the H200 (docs/PERFORMANCE.md GPU entry 16), tier 8
+// against tier 1: float16 1024x32000 67.9 against 90.9 us, 4096x16400
+// 141 against 225, 4096x32000 235 against 356; bfloat16 19-34% faster
+// likewise. At 8192 columns (the pipelined kernel) tier 1 was 31-46%
+// faster, and unmasked rows and backward 0-14% faster on tier 1 at 16400
+// and 32000 columns, so they stay there. SOFTMAX_CGRID=2 takes tier 8
+// before tier 1 wherever it is eligible (a tuning knob).
+func (d *Device) cgridBeforeRows(c *call) bool {
+	if !gpu.CGridOn() {
 		return false
 	}
-	return !(c.bwd && v.Log && g.Smem > 2*gpu.CGridSmemTarget)
+	if gpu.CGridFirst() {
+		return d.eligible(c, TierCGrid)
+	}
+	v := c.v
+	if c.bwd || c.mask == 0 || v.Causal || c.dt != Float16 && c.dt != BFloat16 {
+		return false
+	}
+	k, w, ok := gpu.RowsShape(c.dt, false, gpu.KeepMask, int64(v.N), warpSize)
+	if !ok || w <= warpSize {
+		return false
+	}
+	if pipe := d.kernels[gpu.PipeKernel(c.dt, false, k, gpu.KeepMask)]; pipe != nil && w <= pipe.maxThreads {
+		return false
+	}
+	_, ok = d.cgridEnough(c)
+	return ok
 }
 
 // cgridMinBlocks is the fewest blocks for which dispatch takes tier 8:

@@ -90,8 +90,10 @@ var CGridSmemTarget = func() int {
 
 // CGridOn says whether dispatch may take tier 8: SOFTMAX_CGRID=0 turns it
 // off; CGridForced, SOFTMAX_CGRID=1, takes it wherever it holds a row
-// tier 1 does not (tuning knobs for benchmarks, read once at start).
+// tier 1 does not; CGridFirst, SOFTMAX_CGRID=2, wherever it holds a row,
+// before tier 1 (tuning knobs for benchmarks, read once at start).
 func CGridOn() bool     { return cgridSetting != "0" }
 func CGridForced() bool { return cgridSetting == "1" }
+func CGridFirst() bool  { return cgridSetting == "2" }
 
 var cgridSetting = os.Getenv("SOFTMAX_CGRID")
