@@ -293,7 +293,7 @@ func (d *Device) clusterPays(c *call) bool {
 // split tier, whose statistics read dy alone: 82 against 91 us at float32
 // 64x262144. Masked forward rows, their mask bytes copied into shared
 // memory with the share (GPU entry 16), against the split and cluster
-// tiers: float32 11-31% faster (1024x32000 111.7 against 89.9 us,
+// tiers: float32 12-31% faster (1024x32000 111.7 against 89.9 us,
 // 256x128256 144.3 against 100.1, 4096x16400, 132x65536, 512x65536,
 // 64x262144, 4096x32000), the half types 5-35%. Masked backward and
 // causal rows were not measured, so they do not take tier 8; nor does
