@@ -335,10 +335,11 @@ func (d *Device) cgridEnough(c *call) (gpu.CGrid, bool) {
 // the 64 registers of a 1024-thread block and keeps one row in flight per
 // SM. Measured on the H200 (docs/PERFORMANCE.md GPU entry 16), tier 8
 // against tier 1: float16 1024x32000 67.9 against 90.9 us, 4096x16400
-// 141 against 225, 4096x32000 235 against 356; bfloat16 19-34% faster
-// likewise. At 8192 columns (the pipelined kernel) tier 1 was 31-46%
-// faster, and unmasked rows and backward 0-14% faster on tier 1 at 16400
-// and 32000 columns, so they stay there. SOFTMAX_CGRID=2 takes tier 8
+// 141 against 225, 4096x32000 235 against 356; bfloat16 19-31% less
+// time likewise. At 8192 columns (the pipelined kernel) tier 8 took
+// 46-49% longer (float16 2048x8192 41.4 against 28.3 us), and unmasked
+// rows and backward 0-15% longer at 16400 and 32000 columns, so they
+// stay on tier 1. SOFTMAX_CGRID=2 takes tier 8
 // before tier 1 wherever it is eligible (a tuning knob).
 func (d *Device) cgridBeforeRows(c *call) bool {
 	if !gpu.CGridOn() {
