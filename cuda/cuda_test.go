@@ -299,7 +299,7 @@ func check(t testing.TB, d *Device, p problem, dt Dtype, tier Tier, off int) str
 		return fmt.Sprintf("%s: forward: %d of %d wrong: %s", where, len(bad), len(got), strings.Join(bad[:min(4, len(bad))], "; "))
 	}
 
-	if tier != TierAuto && !eligible(d, &call{dt: dt, v: v, bwd: true}, tier) {
+	if tier != TierAuto && !eligible(d, &call{dt: dt, v: v, bwd: true, mask: mp}, tier) {
 		return "" // a tier that takes these rows forward only (cluster)
 	}
 	bwdIn := upload(t, d, encode(dt, yIn), off)
@@ -327,11 +327,17 @@ func check(t testing.TB, d *Device, p problem, dt Dtype, tier Tier, off int) str
 }
 
 // tiers lists TierAuto and every tier that can compute p forward (check
-// runs the backward pass on those that can compute it too).
+// runs the backward pass on those that can compute it too). A masked
+// problem is asked about with a mask (any non-zero pointer): tiers 7 and 8
+// hold its mask bytes too.
 func tiers(d *Device, p problem, dt Dtype, v *layout.View) []Tier {
 	out := []Tier{TierAuto}
+	var mask cu.DevicePtr
+	if p.spec.Mask != nil {
+		mask = 1
+	}
 	for t := TierRows; t <= TierCGrid; t++ {
-		if eligible(d, &call{dt: dt, v: v}, t) {
+		if eligible(d, &call{dt: dt, v: v, mask: mask}, t) {
 			out = append(out, t)
 		}
 	}
@@ -742,8 +748,9 @@ func TestGPUCGrid(t *testing.T) {
 			}
 		}
 		// A mask a byte per row (stride 0 along the row: the shares' mask
-		// bytes copied one at a time), every row but the first kept.
-		for _, n := range []int{4097, 40001} {
+		// bytes copied one at a time, beside data copied in packs where n
+		// is whole packs), every row but the first kept.
+		for _, n := range []int{4096, 4097, 40000, 40001} {
 			p := rowsProblem(rng, 3, n, 0)
 			p.spec.MaskShape, p.spec.Mask = []int{3, 1}, []bool{false, true, true}
 			run(t, d, p, dt, TierCGrid, TierGrid)
