@@ -113,7 +113,8 @@ func aligned(bufs []cu.DevicePtr, n int) bool {
 //
 //	inner > 1                                           -> inner
 //	SOFTMAX_CLUSTER=1 and the cluster tier holds the row -> cluster
-//	masked half rows that tier 1 would run unpipelined
+//	masked forward half rows whose tier 1 group passes
+//	  the pipelined masked kernel's bound
 //	  (cgridBeforeRows)                                 -> cgrid
 //	row fits 1024 threads' registers (gpu.RowsShape),
 //	  unless rows < 2*SMs and n >= 16384                -> rows
@@ -126,9 +127,9 @@ func aligned(bufs []cu.DevicePtr, n int) bool {
 //	rows < 2*SMs and n >= 16384 (and rows <= 65535)     -> split
 //	otherwise                                           -> block
 //
-// (The first and fourth lines are the rules from before the cluster tier:
-// few rows of at least 16384 columns are split even when tier 1 holds
-// them.)
+// (The tier 1 line's exception and the split line are the rules from
+// before the cluster tier: few rows of at least 16384 columns are split
+// even when tier 1 holds them.)
 func (d *Device) planTier(c *call) Tier {
 	v := c.v
 	n, rows := int64(v.N), int64(v.Outer)
@@ -207,7 +208,11 @@ func (d *Device) gridPays(c *call) bool {
 		return false
 	}
 	p, ok := d.gridShape(c)
-	return ok && p.smem <= gridMaxSmem
+	data := p.smem // the limit was measured on the rows' data: a masked row's mask bytes are not counted
+	if c.mask != 0 {
+		data -= int(p.chunk)
+	}
+	return ok && data <= gridMaxSmem
 }
 
 // gridMaxPerSM is the most blocks per SM the grid tier launches, so it
@@ -279,8 +284,8 @@ func (d *Device) clusterPays(c *call) bool {
 // 1 nor the grid tier takes (planTier asks after them; few rows that tier
 // 1 holds but planTier sends on, rows < 2*SMs with n >= 16384, stay on the
 // split tier: not measured on tier 8): rows of float32 and the half types
-// with no mask and no causal limit whose clusters give at least
-// cgridMinBlocks blocks. Measured on the H200 against the tiers dispatch
+// with no causal limit (and with a mask, forward only) whose clusters give
+// at least cgridMinBlocks blocks (cgridEnough). Measured on the H200 against the tiers dispatch
 // took before it (docs/PERFORMANCE.md GPU entry 14), time saved:
 //   - float32: 8-24% forward (1024x32000, 256x128256, 132x65536,
 //     512x65536, 4096x16400, 64x262144), 2-29% backward;
@@ -316,9 +321,9 @@ func (d *Device) cgridPays(c *call) bool {
 }
 
 // cgridEnough is tier 8's layout for c where it gives at least
-// cgridMinBlocks blocks, and masked rows a block per SM: masked 4x1048576
-// (64 blocks) ran 4-12% slower on tier 8 than on the split tier, all
-// three types (GPU entry 16).
+// cgridMinBlocks blocks, and masked rows a block per SM: masked half rows
+// of 4x1048576 (64 blocks) ran 5-13% slower on tier 8 than on the split
+// tier (GPU entry 16; float32's shares do not fit there).
 func (d *Device) cgridEnough(c *call) (gpu.CGrid, bool) {
 	g, ok := d.cgridShape(c)
 	least := int64(cgridMinBlocks)
@@ -330,17 +335,19 @@ func (d *Device) cgridEnough(c *call) (gpu.CGrid, bool) {
 
 // cgridBeforeRows says whether dispatch takes tier 8 for c ahead of tier
 // 1: masked forward rows of the half types whose tier 1 group is wider
-// than the pipelined masked kernel runs (512 threads at K = 4: 16385 to
-// 32768 columns), so tier 1 would take its plain kernel, which spills at
-// the 64 registers of a 1024-thread block and keeps one row in flight per
-// SM. Measured on the H200 (docs/PERFORMANCE.md GPU entry 16), tier 8
+// than the pipelined masked kernel's bound (512 threads at K = 4: 16385
+// to 32768 columns), so tier 1 would take its plain kernel (rows it runs
+// unpipelined for other reasons, unaligned ones, are not moved), which
+// spills at the 64 registers of a 1024-thread block and keeps one row in
+// flight per SM. Measured on the H200 (docs/PERFORMANCE.md GPU entry 16), tier 8
 // against tier 1: float16 1024x32000 67.9 against 90.9 us, 4096x16400
 // 141 against 225, 4096x32000 235 against 356; bfloat16 19-31% less
 // time likewise. At 8192 columns (the pipelined kernel) tier 8 took
 // 46-49% longer (float16 2048x8192 41.4 against 28.3 us), and unmasked
-// rows and backward 0-15% longer at 16400 and 32000 columns, so they
-// stay on tier 1. SOFTMAX_CGRID=2 takes tier 8
-// before tier 1 wherever it is eligible (a tuning knob).
+// forward rows 2-15% longer at 16400 and 32000 columns, so they stay on
+// tier 1 (which does not hold the half types' backward rows there).
+// SOFTMAX_CGRID=2 takes tier 8 before tier 1 wherever it is eligible (a
+// tuning knob).
 func (d *Device) cgridBeforeRows(c *call) bool {
 	if !gpu.CGridOn() {
 		return false
