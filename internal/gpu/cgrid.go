@@ -32,11 +32,11 @@ type CGrid struct {
 // target bytes of shared memory per array (x forward; y and dy
 // backward, twice the bytes), else the most blocks whose shares fit
 // limit bytes. A masked row's blocks also hold their share's mask bytes
-// (one per column, after the arrays), counted against limit, not target. Threads are enough that each takes about cgridPacks
-// packs of the share per pass, from 128 up to CGridMaxThreads forward and
-// 512 backward. ok is false when no cluster
-// of at most most blocks holds the row in limit bytes per block, or the
-// row is too short to give every block a share.
+// (one per column, after the arrays), counted against limit, not target.
+// Threads are enough that each takes about cgridPacks packs of the share
+// per pass, from 128 up to CGridMaxThreads forward and 512 backward. ok is
+// false when no cluster of at most most blocks holds the row in limit
+// bytes per block, or the row is too short to give every block a share.
 func CGridShape(t Dtype, bwd, masked bool, n int64, most, target, limit int) (g CGrid, ok bool) {
 	pk := int64(16 / t.Size())
 	arrays, widest := int64(1), int64(CGridMaxThreads)
