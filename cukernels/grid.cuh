@@ -166,9 +166,9 @@ __device__ __forceinline__ void grid_filter(Pack<T, U>& q, unsigned keep, typena
 // GridRow is what every pass over a block's slice needs: the row's keep
 // state and whether anything in it is filtered. A masked block holds its
 // share's mask bytes in shared memory (mc, after the data: grid_copy_mask),
-// so the passes read no mask from memory: read there, each unit's bytes
-// came one dependent round trip after the copies had landed, which cost
-// masked rows up to 31% against the other tiers.
+// so the passes read no mask from memory: read from memory, each unit's
+// bytes came one dependent round trip after the copies had landed, which
+// cost masked rows up to 31% against the other tiers.
 struct GridRow {
 	i64 mrow;
 	int kept, lo;
@@ -426,7 +426,8 @@ __device__ __forceinline__ void bwd_grid_slice(T* dx, const View& v, const Meet&
 }
 
 // bwd_grid holds y and dy (dy at cache + chunk: chunk is a whole number of
-// packs, so both stay 16-byte aligned).
+// packs, so both stay 16-byte aligned), and a masked row's mask bytes
+// after dy.
 template <typename T, typename Meet>
 __device__ __forceinline__ void bwd_grid_body(const T* y, const T* dy, T* dx, const View& v, bool vec,
                                               const GridSlice& sl, i64 chunk, i64 splits, const Meet& meet) {
