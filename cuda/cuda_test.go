@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 
 	"gorgonia.org/cu"
 
+	"github.com/gosoftmax/softmax/cukernels"
 	"github.com/gosoftmax/softmax/internal/gpu"
 	"github.com/gosoftmax/softmax/internal/layout"
 	"github.com/gosoftmax/softmax/internal/reference"
@@ -25,10 +27,25 @@ import (
 
 var seeds = flag.Int("seeds", 120, "random problems per dtype (short: 20)")
 
+// -fatbin runs the suite on another build of the kernels (a file of the
+// same kernels, compiled otherwise) instead of the embedded fatbin.
+var fatbinFile = flag.String("fatbin", "", "load the kernels from this file instead of the embedded fatbin")
+var fatbinOnce sync.Once
+
 var dtypes = []Dtype{Float32, Float64, Float16, BFloat16}
 
 func device(t testing.TB) *Device {
 	t.Helper()
+	fatbinOnce.Do(func() {
+		if *fatbinFile == "" {
+			return
+		}
+		b, err := os.ReadFile(*fatbinFile)
+		if err != nil {
+			panic(err)
+		}
+		cukernels.Fatbin = string(b) // before Default loads it
+	})
 	d, err := Default()
 	if err != nil {
 		t.Fatalf("no device: %v", err)

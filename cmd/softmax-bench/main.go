@@ -47,6 +47,7 @@ import (
 
 	"github.com/gosoftmax/softmax"
 	"github.com/gosoftmax/softmax/cuda"
+	"github.com/gosoftmax/softmax/cukernels"
 )
 
 const gib = 1 << 30
@@ -69,7 +70,16 @@ func main() {
 	graph := flag.Bool("graph", true, "also time the Gorgonia graph path (GPU vs CPU) and the launch overhead")
 	commit := flag.String("commit", "", "commit measured (default: the binary's VCS stamp)")
 	seed := flag.Uint64("seed", uint64(time.Now().UnixNano()), "random seed")
+	fatbin := flag.String("fatbin", "", "load the kernels from this file instead of the embedded fatbin (to compare kernel builds in one binary)")
 	flag.Parse()
+	if *fatbin != "" {
+		b, err := os.ReadFile(*fatbin)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "softmax-bench: -fatbin:", err)
+			os.Exit(2)
+		}
+		cukernels.Fatbin = string(b) // before the device loads it
+	}
 
 	if err := run(options{
 		out: *out, quick: *quick, reps: *reps, shapes: *shapesF, dtypes: *dtypesF, ops: *opsF,
