@@ -19,10 +19,23 @@
 #
 # gorgonia.org/cu v0.9.6 does not compile against CUDA 13 headers; binaries
 # built on the 11.8 headers run on newer drivers (seen on CUDA 13.0).
+#
+# CUDA_SDK_SUITE=trixie (another Debian suite) fetches that suite's toolkit
+# instead, into its own cache folder (CUDA_CACHE, default
+# .cache/cuda-<suite>): trixie's is CUDA 12.4, which also needs libcu++-dev
+# (nv/target) and libnvvm4 from main. Not the default: the committed fatbin
+# is 11.8's (docs/PERFORMANCE.md GPU entry 16 measured 12.4's).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 pkgs=(nvidia-cuda-dev nvidia-cuda-toolkit)
+codename=$(. /etc/os-release && echo "${VERSION_CODENAME:?no VERSION_CODENAME in /etc/os-release}")
+suite=${CUDA_SDK_SUITE:-$codename}
+components="contrib non-free"
+if [ "$suite" != "$codename" ]; then
+	pkgs+=(libcu++-dev libnvvm4)
+	components="main contrib non-free"
+fi
 
 log() { echo "cuda-sdk: $*" >&2; }
 
@@ -55,23 +68,25 @@ if [ -n "${CUDA_HOME:-}" ]; then
 	exit 0
 fi
 
-cache=${CUDA_CACHE:-$repo/.cache/cuda}
+if [ "$suite" != "$codename" ]; then
+	cache=${CUDA_CACHE:-$repo/.cache/cuda-$suite}
+else
+	cache=${CUDA_CACHE:-$repo/.cache/cuda}
+fi
 root=$cache/root
 tk=$root/usr/lib/nvidia-cuda-toolkit
 
 # debian_entry prints this machine's deb822 Debian entry for the release's
-# plain suite, with Components set to contrib non-free.
+# plain suite, with Suites set to $suite and Components to $components.
 debian_entry() {
-	local codename
-	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:?no VERSION_CODENAME in /etc/os-release}")
 	shopt -s nullglob
 	local files=(/etc/apt/sources.list.d/*.sources)
 	if [ ${#files[@]} -gt 0 ]; then
-		awk -v suite="$codename" '
+		awk -v suite="$codename" -v want="$suite" -v comps="$components" '
 			function flush() {
 				if (n && uri != "" && (" " suites " ") ~ (" " suite " ") && !done) {
-					print "Types: deb"; print "URIs: " uri; print "Suites: " suite
-					print "Components: contrib non-free"
+					print "Types: deb"; print "URIs: " uri; print "Suites: " want
+					print "Components: " comps
 					if (sig != "") print "Signed-By: " sig
 					done = 1
 				}
@@ -89,9 +104,9 @@ debian_entry() {
 	fi
 	# one-line format: "deb [opts] URI SUITE COMPONENTS..."
 	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-		awk -v suite="$codename" '$1 == "deb" {
+		awk -v suite="$codename" -v want="$suite" -v comps="$components" '$1 == "deb" {
 			i = 2; if ($2 ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
-			if ($(i+1) == suite) { print "Types: deb"; print "URIs: " $i; print "Suites: " suite; print "Components: contrib non-free"; exit }
+			if ($(i+1) == suite) { print "Types: deb"; print "URIs: " $i; print "Suites: " want; print "Components: " comps; exit }
 		}'
 }
 
@@ -106,7 +121,7 @@ if [ ! -f "$root/usr/include/cuda.h" ] || [ ! -x "$tk/bin/nvcc" ]; then
 	mkdir -p "$cache/apt-cache/archives/partial"
 	apt=(-o Dir::Etc::SourceList="$cache/cuda.sources" -o Dir::Etc::SourceParts=/dev/null
 		-o Dir::State::Lists="$cache/lists" -o Dir::Cache="$cache/apt-cache" -o Debug::NoLocking=1)
-	log "fetching ${pkgs[*]} (about 860 MB) into $cache"
+	log "fetching ${pkgs[*]} (about 860 MB for 11.8, 1.1 GB for 12.4) into $cache"
 	apt-get "${apt[@]}" -qq update >&2
 	(cd "$cache/debs" && apt-get "${apt[@]}" -qq download "${pkgs[@]}" >&2)
 	rm -rf "$root"
