@@ -85,30 +85,92 @@ struct GridMeet {
 	__device__ __forceinline__ Part at(i64 j) const { return grid_part(parts + j); }
 };
 
+// lane0 is lane 0's Part in every thread of the warp. Tier 8 publishes
+// it: the threads' Parts may differ by an ulp (grid_part_fast), and a
+// row's blocks should merge the same bits.
+__device__ __forceinline__ Part lane0(const Part& p) {
+	const unsigned all = 0xffffffffu;
+	return Part{__shfl_sync(all, p.m, 0), __shfl_sync(all, p.s, 0), __shfl_sync(all, p.nan, 0),
+	            __shfl_sync(all, p.infs, 0)};
+}
+
 // ClusterMeet is tier 8's: the row's blocks are one thread block cluster
 // (block b is rank b) and each stores its Part into slot b of every
 // block's shared memory, so after the cluster barrier a block reads only
 // its own slots and may leave while the others still read theirs. The
-// kernel arrives at a cluster barrier as it starts (start); publish waits
-// on it before its first store into another block.
+// kernel arrives at a cluster barrier as it starts (start: relaxed where
+// the toolchain has it); publish waits on it before its first store into
+// another block.
 struct ClusterMeet {
 	Part* slots; // this block's, most of them
 	unsigned splits;
 	static constexpr int most = 16; // the largest (non-portable) cluster
 	static constexpr bool local = true; // at(j) reads this block's shared memory
-	__device__ __forceinline__ static void start() { sm_cluster_arrive(); }
-	// The Part stored is lane 0's (the threads' may differ by an ulp:
-	// grid_part_fast), so the row's blocks merge the same bits.
+	__device__ __forceinline__ static void start() { sm_cluster_arrive_relaxed(); }
 	__device__ __forceinline__ void publish(const Part& p, i64 b) const {
-		const unsigned all = 0xffffffffu;
-		const Part q{__shfl_sync(all, p.m, 0), __shfl_sync(all, p.s, 0), __shfl_sync(all, p.nan, 0),
-		             __shfl_sync(all, p.infs, 0)};
+		const Part q = lane0(p);
 		sm_cluster_wait();
 		if (threadIdx.x < splits) *sm_cluster_map(slots + b, threadIdx.x) = q;
 		sm_cluster_sync();
 	}
 	__device__ __forceinline__ Part at(i64 j) const { return slots[j]; }
 };
+
+#if SM_PTX8
+// ClusterMeetAsync is ClusterMeet without its second cluster barrier
+// (PTX 8, CUDA 12): each block sends its Part into slot b of every block
+// by st.async, which counts the bytes on that block's mbarrier, and waits
+// on its own mbarrier for the splits Parts. The barrier's releasing arrive
+// (a GPU-scope fence) goes: tier 8's forward 3-10% faster in float32 on
+// the H200, where its backward did better on ClusterMeet
+// (docs/PERFORMANCE.md GPU entry 16, variant E). A block may leave once
+// its own Parts have landed: the others' st.async carry their data.
+struct ClusterMeetAsync {
+	Part* slots; // this block's, most of them
+	unsigned long long* bar; // this block's mbarrier: the cluster's Parts land on it
+	unsigned splits;
+	static constexpr int most = ClusterMeet::most;
+	static constexpr bool local = true;
+	__device__ __forceinline__ static unsigned saddr(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
+	// start initializes the mbarrier (one arrival: publish's expect_tx),
+	// fences the init for the cluster and arrives, relaxed.
+	__device__ __forceinline__ static void start(unsigned long long* bar) {
+		if (threadIdx.x == 0) {
+			asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(saddr(bar)) : "memory");
+			asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+		}
+		sm_cluster_arrive_relaxed();
+	}
+	__device__ __forceinline__ void publish(const Part& p, i64 b) const {
+		const Part q = lane0(p);
+		const unsigned mb = saddr(bar);
+		if (threadIdx.x == 0)
+			asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(mb),
+			             "r"(splits * (unsigned)sizeof(Part))
+			             : "memory");
+		sm_cluster_wait(); // every block has started and set up its mbarrier
+		if (threadIdx.x < splits) {
+			unsigned slot, rbar;
+			asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(slot) : "r"(saddr(slots + b)), "r"(threadIdx.x));
+			asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(rbar) : "r"(mb), "r"(threadIdx.x));
+			asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b64 [%0], {%1, %2}, [%3];" ::"r"(slot),
+			             "l"(__double_as_longlong(q.m)), "l"(__double_as_longlong(q.s)), "r"(rbar)
+			             : "memory");
+			asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b64 [%0], {%1, %2}, [%3];" ::"r"(slot + 16),
+			             "l"(q.nan), "l"(q.infs), "r"(rbar)
+			             : "memory");
+		}
+		unsigned done = 0;
+		while (!done)
+			asm volatile("{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], 0;\n\t"
+			             "selp.u32 %0, 1, 0, p;\n\t}"
+			             : "=r"(done)
+			             : "r"(mb)
+			             : "memory");
+	}
+	__device__ __forceinline__ Part at(i64 j) const { return slots[j]; }
+};
+#endif
 
 // meet_gather folds the row's Parts, after publish, into every thread's
 // V (as to(Part)) with op. Parts in the block's own shared memory (a
@@ -465,9 +527,16 @@ __device__ __forceinline__ void bwd_grid(const T* y, const T* dy, T* dx, const V
 template <typename T>
 __device__ __forceinline__ void fwd_cgrid(const T* x, T* y, const View& v, bool vec, i64 chunk, i64 splits) {
 	__shared__ Part slots[ClusterMeet::most];
+#if SM_PTX8
+	__shared__ unsigned long long bar;
+	ClusterMeetAsync::start(&bar);
+	fwd_grid_body<T>(x, y, v, vec, GridSlice(v, chunk, splits), chunk, splits,
+	                 ClusterMeetAsync{slots, &bar, (unsigned)splits});
+#else
 	ClusterMeet::start();
 	fwd_grid_body<T>(x, y, v, vec, GridSlice(v, chunk, splits), chunk, splits,
 	                 ClusterMeet{slots, (unsigned)splits});
+#endif
 }
 
 template <typename T>

@@ -222,6 +222,19 @@ __device__ __forceinline__ void sm_cluster_sync() {
 // shared memory knows every block of the cluster has started.
 __device__ __forceinline__ void sm_cluster_arrive() { asm volatile("barrier.cluster.arrive.aligned;" ::: "memory"); }
 __device__ __forceinline__ void sm_cluster_wait() { asm volatile("barrier.cluster.wait.aligned;" ::: "memory"); }
+// sm_cluster_arrive_relaxed is an arrive that releases nothing: it only
+// says the block has started. It takes PTX 8.0 (CUDA 12; SM_PTX8): CUDA
+// 11.8 has only the releasing arrive, which it compiles to a GPU-scope
+// MEMBAR before the arrive (docs/PERFORMANCE.md GPU entries 15 and 16).
+#if defined(__CUDACC_VER_MAJOR__) && __CUDACC_VER_MAJOR__ >= 12
+#define SM_PTX8 1
+__device__ __forceinline__ void sm_cluster_arrive_relaxed() {
+	asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
+#else
+#define SM_PTX8 0
+__device__ __forceinline__ void sm_cluster_arrive_relaxed() { sm_cluster_arrive(); }
+#endif
 // sm_cluster_map is the address of p (in this block's shared memory) in
 // the shared memory of the cluster's block rank.
 template <typename V> __device__ __forceinline__ V* sm_cluster_map(V* p, unsigned rank) {
@@ -242,6 +255,7 @@ __device__ __forceinline__ unsigned sm_cluster_id() { sm_trap(); return 0; }
 __device__ __forceinline__ unsigned sm_cluster_count() { sm_trap(); return 1; }
 __device__ __forceinline__ void sm_cluster_sync() { sm_trap(); }
 __device__ __forceinline__ void sm_cluster_arrive() { sm_trap(); }
+__device__ __forceinline__ void sm_cluster_arrive_relaxed() { sm_trap(); }
 __device__ __forceinline__ void sm_cluster_wait() { sm_trap(); }
 template <typename V> __device__ __forceinline__ V* sm_cluster_map(V* p, unsigned rank) {
 	sm_trap();
