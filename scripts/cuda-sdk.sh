@@ -24,7 +24,8 @@
 # instead, into its own cache folder (CUDA_CACHE, default
 # .cache/cuda-<suite>): trixie's is CUDA 12.4, which also needs libcu++-dev
 # (nv/target) and libnvvm4 from main. Not the default: the committed fatbin
-# is 11.8's (docs/PERFORMANCE.md GPU entry 16 measured 12.4's).
+# is 11.8's (docs/PERFORMANCE.md GPU entry 16 measured 12.4's; with 12,
+# tier 8 compiles without its cluster fences: SM_PTX8 in port.cuh).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
