@@ -131,19 +131,18 @@ struct ClusterMeetAsync {
 	unsigned splits;
 	static constexpr int most = ClusterMeet::most;
 	static constexpr bool local = true;
-	__device__ __forceinline__ static unsigned saddr(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
 	// start initializes the mbarrier (one arrival: publish's expect_tx),
 	// fences the init for the cluster and arrives, relaxed.
 	__device__ __forceinline__ static void start(unsigned long long* bar) {
 		if (threadIdx.x == 0) {
-			asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(saddr(bar)) : "memory");
+			asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(sm_shared_addr(bar)) : "memory");
 			asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
 		}
 		sm_cluster_arrive_relaxed();
 	}
 	__device__ __forceinline__ void publish(const Part& p, i64 b) const {
 		const Part q = lane0(p);
-		const unsigned mb = saddr(bar);
+		const sm_saddr mb = sm_shared_addr(bar);
 		if (threadIdx.x == 0)
 			asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(mb),
 			             "r"(splits * (unsigned)sizeof(Part))
@@ -151,7 +150,7 @@ struct ClusterMeetAsync {
 		sm_cluster_wait(); // every block has started and set up its mbarrier
 		if (threadIdx.x < splits) {
 			unsigned slot, rbar;
-			asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(slot) : "r"(saddr(slots + b)), "r"(threadIdx.x));
+			asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(slot) : "r"(sm_shared_addr(slots + b)), "r"(threadIdx.x));
 			asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(rbar) : "r"(mb), "r"(threadIdx.x));
 			asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b64 [%0], {%1, %2}, [%3];" ::"r"(slot),
 			             "l"(__double_as_longlong(q.m)), "l"(__double_as_longlong(q.s)), "r"(rbar)

@@ -629,22 +629,6 @@ template <typename A> __device__ __forceinline__ A sm_lowest();
 template <> __device__ __forceinline__ float sm_lowest<float>() { return -3.402823466e38f; }
 template <> __device__ __forceinline__ double sm_lowest<double>() { return -1.7976931348623157e308; }
 
-// row_keep says which of the P columns from col on are kept; vmask says
-// they are one aligned run of mask bytes (mstride 1), read in one access.
-template <int P>
-__device__ __forceinline__ unsigned row_keep(const View& v, i64 mrow, int kept, int col, bool vmask) {
-	unsigned b = 0;
-	if (vmask) {
-		const Pack<unsigned char, P> m = *reinterpret_cast<const Pack<unsigned char, P>*>(v.mask + mrow + col);
-#pragma unroll
-		for (int j = 0; j < P; ++j) b |= (unsigned)(m.v[j] != 0 && col + j < kept) << j;
-		return b;
-	}
-#pragma unroll
-	for (int j = 0; j < P; ++j) b |= (unsigned)v.keeps32(mrow, kept, col + j) << j;
-	return b;
-}
-
 // row_lim is the number of leading columns of row that tier 1 reads: its
 // causal limit in masked kernels (columns past it are not read: their
 // outputs are 0, log -Inf, whatever they hold), all n elsewhere and for
