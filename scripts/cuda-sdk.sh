@@ -6,37 +6,45 @@
 #   eval "$(bash scripts/cuda-sdk.sh)"
 #
 # With CUDA_HOME set (an installed CUDA 11.x or 12.x toolkit), it only prints
-# the environment for that toolkit. Otherwise it fetches the CUDA 11.8
-# headers, the libcuda link stub and nvcc from Debian's non-free component
-# into a cache folder (CUDA_CACHE, default .cache/cuda in the repository,
-# which git ignores) and prints the environment for that. Nothing is
-# installed system-wide except clang-14 (nvcc 11.8's host compiler; gcc 12 is
-# too new for it), and only when it is missing.
+# the environment for that toolkit. Otherwise it fetches a Debian release's
+# CUDA toolkit (headers, the libcuda link stub, nvcc) into a cache folder and
+# prints the environment for that. CUDA_SDK_SUITE picks the release:
+#
+#   trixie   (default) CUDA 12.4: nvidia-cuda-dev and nvidia-cuda-toolkit
+#            from non-free, libcu++-dev (nv/target) and libnvvm4 from main.
+#            The committed fatbin is this toolkit's: with CUDA 12, tier 8
+#            compiles without its cluster fences (SM_PTX8 in port.cuh;
+#            docs/PERFORMANCE.md GPU entries 16 and 17).
+#   bookworm CUDA 11.8, the toolkit before it.
+#
+# The toolkit goes into CUDA_CACHE/<suite> (CUDA_CACHE defaults to .cache/cuda
+# in the repository, which git ignores). Nothing is installed system-wide
+# except clang-14 (the host compiler: nvcc 11.8 rejects gcc 12, and the
+# fatbin is built with one compiler whichever the toolkit), and only when it
+# is missing.
 #
 # The package source is derived from this machine's own apt configuration:
-# its Debian entry, with the components changed to contrib and non-free and
-# the suite to the release's plain one. No archive host is written here.
+# its Debian entry, with the suite and components changed. No archive host
+# is written here. The toolkits are unpacked, not installed, so a bookworm
+# machine runs trixie's nvcc (checked).
 #
 # gorgonia.org/cu v0.9.6 does not compile against CUDA 13 headers; binaries
-# built on the 11.8 headers run on newer drivers (seen on CUDA 13.0).
-#
-# CUDA_SDK_SUITE=trixie (another Debian suite) fetches that suite's toolkit
-# instead, into its own cache folder (CUDA_CACHE, default
-# .cache/cuda-<suite>): trixie's is CUDA 12.4, which also needs libcu++-dev
-# (nv/target) and libnvvm4 from main. Not the default: the committed fatbin
-# is 11.8's (docs/PERFORMANCE.md GPU entry 16 measured 12.4's; with 12,
-# tier 8 compiles without its cluster fences: SM_PTX8 in port.cuh).
+# built on the 11.8 or 12.4 headers run on newer drivers (seen on CUDA 13.0).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-pkgs=(nvidia-cuda-dev nvidia-cuda-toolkit)
 codename=$(. /etc/os-release && echo "${VERSION_CODENAME:?no VERSION_CODENAME in /etc/os-release}")
-suite=${CUDA_SDK_SUITE:-$codename}
-components="contrib non-free"
-if [ "$suite" != "$codename" ]; then
-	pkgs+=(libcu++-dev libnvvm4)
+suite=${CUDA_SDK_SUITE:-trixie}
+case $suite in
+bookworm)
+	pkgs=(nvidia-cuda-dev nvidia-cuda-toolkit)
+	components="contrib non-free"
+	;;
+*) # CUDA 12's nvcc needs nv/target (libcu++-dev) and libnvvm4, both in main.
+	pkgs=(nvidia-cuda-dev nvidia-cuda-toolkit libcu++-dev libnvvm4)
 	components="main contrib non-free"
-fi
+	;;
+esac
 
 log() { echo "cuda-sdk: $*" >&2; }
 
@@ -45,7 +53,7 @@ ccbin() {
 		command -v clang-14
 		return
 	fi
-	log "installing clang-14 (nvcc 11.8's host compiler)"
+	log "installing clang-14 (nvcc's host compiler)"
 	if [ "$(id -u)" = 0 ]; then
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang-14 >&2
 	else
@@ -69,11 +77,7 @@ if [ -n "${CUDA_HOME:-}" ]; then
 	exit 0
 fi
 
-if [ "$suite" != "$codename" ]; then
-	cache=${CUDA_CACHE:-$repo/.cache/cuda-$suite}
-else
-	cache=${CUDA_CACHE:-$repo/.cache/cuda}
-fi
+cache=${CUDA_CACHE:-$repo/.cache/cuda}/$suite
 root=$cache/root
 tk=$root/usr/lib/nvidia-cuda-toolkit
 
