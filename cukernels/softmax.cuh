@@ -717,19 +717,24 @@ template <typename T, int K> struct RowKeep {
 	}
 };
 
-// row_keep_load reads the mask bytes of this thread's packs of row and
-// folds in its causal limit lim (v.kept(row), which the caller's loads
-// took already): one access per pack when vec and the row's mask is one
-// aligned run of bytes (mstride 1). One exit, no early returns: a RowKeep
-// built on several paths ends up in local memory.
+// row_keep_load reads the mask bytes of this thread's packs of a row, whose
+// mask starts at mrow (v.mask_row(row)), and folds in its causal limit lim
+// (v.kept(row), which the caller's loads took already): one access per
+// pack when vec and the row's mask is one aligned run of bytes (mstride
+// 1). One exit, no early returns: a RowKeep built on several paths ends up
+// in local memory. Callers take mrow before loading the row: mask_row's
+// divisions (and the calls of its 64-bit path) then run while no row
+// values are live. Taken after the loads, with 16 values live, the float32
+// forward kernel at K = 4 spilled 52 bytes at its 64 registers, some of
+// them inside the row loop; taken before, 36, outside it but for one word
+// (docs/PERFORMANCE.md GPU entry 18).
 template <typename T, int K>
-__device__ __forceinline__ RowKeep<T, K> row_keep_load(const View& v, i64 row, int lim, const RowGroup& g, bool vec) {
+__device__ __forceinline__ RowKeep<T, K> row_keep_load(const View& v, i64 mrow, int lim, const RowGroup& g, bool vec) {
 	constexpr int P = PackWidth<T, 64>::value;
 	typedef typename RowKeep<T, K>::W W;
 	RowKeep<T, K> k;
 	k.lim = lim;
 	k.mask = v.mask != nullptr;
-	const i64 mrow = k.mask ? v.mask_row(row) : 0;
 	const unsigned char* mr = v.mask + mrow;
 	const bool words = vec && v.mstride == 1 && (unsigned long long)mr % P == 0;
 #pragma unroll
@@ -859,8 +864,9 @@ __device__ __forceinline__ void fwd_rows(const T* x, T* y, const View& v, bool v
 		const bool valid = row < v.rows;
 		A val[C];
 		const int lim = row_lim<MASKED>(v, row, valid);
+		const i64 mrow = MASKED && valid && v.mask ? v.mask_row(row) : 0;
 		row_load<T, K>(x + row * v.n, lim, g, valid, vec, -sm_inf<A>(), val);
-		if (MASKED && valid) row_keep_load<T, K>(v, row, lim, g, vec).apply(g, -sm_inf<A>(), val);
+		if (MASKED && valid) row_keep_load<T, K>(v, mrow, lim, g, vec).apply(g, -sm_inf<A>(), val);
 		fwd_row<T, K>(x, y, v, row, valid, vec, g, val);
 	}
 	g.done();
@@ -1113,10 +1119,11 @@ __device__ __forceinline__ void bwd_rows(const T* y, const T* dy, T* dx, const V
 		const i64 base = row * v.n;
 		A vy[C], vg[C];
 		const int lim = row_lim<MASKED>(v, row, valid);
+		const i64 mrow = MASKED && valid && v.mask ? v.mask_row(row) : 0;
 		row_load<T, K>(y + base, lim, g, valid, vec, yfill, vy);
 		row_load<T, K>(dy + base, lim, g, valid, vec, A(0), vg);
 		if (MASKED && valid) {
-			const RowKeep<T, K> keep = row_keep_load<T, K>(v, row, lim, g, vec);
+			const RowKeep<T, K> keep = row_keep_load<T, K>(v, mrow, lim, g, vec);
 			keep.apply(g, yfill, vy);
 			keep.apply(g, A(0), vg);
 		}
