@@ -602,8 +602,9 @@ func TestGPULogBackward(t *testing.T) {
 
 // TestGPUPipeDispatch checks which tier 1 kernel and grid makePlan takes
 // where the pipelined kernels' rules decide: half backward rows of 2048
-// columns at 4 blocks per SM (gpu.PipeBlocksCap), and rows too many for
-// their 32-bit row indices on the plain kernels (gpu.PipeRowsFit).
+// columns at 4 blocks per SM and of 4096 at 2 (gpu.PipeBlocksCap), and
+// rows too many for their 32-bit row indices on the plain kernels
+// (gpu.PipeRowsFit).
 func TestGPUPipeDispatch(t *testing.T) {
 	d := device(t)
 	bufs := []cu.DevicePtr{1 << 20, 2 << 20, 3 << 20} // aligned; makePlan reads no memory
@@ -616,6 +617,7 @@ func TestGPUPipeDispatch(t *testing.T) {
 	}{
 		{Float16, []int{16384, 2048}, true, "softmax_bwd_pipe4_f16", 4},
 		{BFloat16, []int{16384, 2048}, true, "softmax_bwd_pipe4_bf16", 4},
+		{Float16, []int{8192, 4096}, true, "softmax_bwd_pipe4_f16", 2},
 		{Float16, []int{16384, 1024}, false, "softmax_fwd_pipe2_f16", 0},
 		{Float16, []int{1<<31 - 8, 8}, false, "softmax_fwd_rows1_f16", 0},
 		{Float16, []int{1 << 20, 8}, false, "softmax_fwd_pipe1_f16", 0},

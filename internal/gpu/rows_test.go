@@ -209,8 +209,8 @@ func TestPipeRowsFit(t *testing.T) {
 }
 
 // TestPipeBlocksCap pins the pipelined kernels' cap on blocks per SM: 4
-// for the half types' backward at K = 4 in 64-thread groups, none
-// elsewhere.
+// for the half types' backward at K = 4 in 64-thread groups, 2 in
+// 128-thread groups, none elsewhere.
 func TestPipeBlocksCap(t *testing.T) {
 	defer func(n int) { pipeBlocksSetting = n }(pipeBlocksSetting)
 	pipeBlocksSetting = 0
@@ -223,7 +223,10 @@ func TestPipeBlocksCap(t *testing.T) {
 		{Float16, true, 4, 64, 4},
 		{BFloat16, true, 4, 64, 4},
 		{Float16, false, 4, 64, 0},
-		{Float16, true, 4, 128, 0},
+		{Float16, true, 4, 128, 2},
+		{BFloat16, true, 4, 128, 2},
+		{Float16, true, 4, 256, 0},
+		{Float16, false, 4, 128, 0},
 		{Float16, true, 2, 64, 0},
 		{Float32, true, 4, 64, 0},
 	} {
