@@ -7,7 +7,7 @@
 #   bash scripts/build-cukernels.sh [OUT]     (default cukernels/softmax.fatbin)
 #
 # It takes NVCC and NVCC_CCBIN from the environment, or from
-# scripts/cuda-sdk.sh (CUDA 11.8 from Debian, host compiler clang-14).
+# scripts/cuda-sdk.sh (CUDA 12.4 from Debian trixie, host compiler clang-14).
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=$(realpath -m "${1:-$repo/cukernels/softmax.fatbin}")

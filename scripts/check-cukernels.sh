@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # check-cukernels.sh rebuilds the kernel fatbin with the documented
-# toolchain (scripts/cuda-sdk.sh: CUDA 11.8 nvcc, clang-14) and fails if it
+# toolchain (scripts/cuda-sdk.sh: CUDA 12.4 nvcc, clang-14) and fails if it
 # differs from the committed cukernels/softmax.fatbin: a kernel source was
 # changed without `go generate ./cukernels`, or the fatbin was built some
 # other way.
