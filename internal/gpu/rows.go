@@ -139,9 +139,8 @@ func PipeRowsFit(rows, step, perBlock int64) bool {
 // to 4096 columns) they run at most 2, the same 256 threads per SM: at
 // 8192x4096 52.1-53.7 against 54.3-56.2 us where 4 fit, 3 in between, 6
 // as 4 (both ops and types, entry 19; masked rows not measured).
-// SOFTMAX_PIPE_BLOCKS sets it
-// for every pipelined tier 1 launch (a tuning knob, read once at start;
-// not the cluster tier's).
+// SOFTMAX_PIPE_BLOCKS sets it for every pipelined tier 1 launch (a tuning
+// knob, read once at start; not the cluster tier's).
 func PipeBlocksCap(t Dtype, bwd bool, k, w int) int {
 	if pipeBlocksSetting > 0 {
 		return pipeBlocksSetting
