@@ -10,8 +10,8 @@
 # CUDA toolkit (headers, the libcuda link stub, nvcc) into a cache folder and
 # prints the environment for that. CUDA_SDK_SUITE picks the release:
 #
-#   trixie   (default) CUDA 12.4: nvidia-cuda-dev and nvidia-cuda-toolkit
-#            from non-free, libcu++-dev (nv/target) and libnvvm4 from main.
+#   trixie   (default) CUDA 12.4: nvidia-cuda-dev, nvidia-cuda-toolkit and
+#            libnvvm4 from non-free, libcu++-dev (nv/target) from main.
 #            The committed fatbin is this toolkit's: with CUDA 12, tier 8
 #            compiles without its cluster fences (SM_PTX8 in port.cuh;
 #            docs/PERFORMANCE.md GPU entries 16 and 17).
@@ -35,18 +35,22 @@ set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 codename=$(. /etc/os-release && echo "${VERSION_CODENAME:?no VERSION_CODENAME in /etc/os-release}")
 suite=${CUDA_SDK_SUITE:-trixie}
+log() { echo "cuda-sdk: $*" >&2; }
+
 case $suite in
 bookworm)
 	pkgs=(nvidia-cuda-dev nvidia-cuda-toolkit)
 	components="contrib non-free"
 	;;
-*) # CUDA 12's nvcc needs nv/target (libcu++-dev) and libnvvm4, both in main.
+trixie) # CUDA 12's nvcc also needs nv/target (libcu++-dev, in main) and libnvvm4.
 	pkgs=(nvidia-cuda-dev nvidia-cuda-toolkit libcu++-dev libnvvm4)
 	components="main contrib non-free"
 	;;
+*)
+	log "CUDA_SDK_SUITE=$suite: want trixie (CUDA 12.4) or bookworm (CUDA 11.8)"
+	exit 1
+	;;
 esac
-
-log() { echo "cuda-sdk: $*" >&2; }
 
 ccbin() {
 	if command -v clang-14 >/dev/null; then
@@ -63,10 +67,15 @@ ccbin() {
 }
 
 emit() { # include-dir lib-dir nvcc
+	# Taken before printing, so a host compiler that cannot be found or
+	# installed (trixie itself has no clang-14) fails the script here,
+	# not nvcc later. The committed fatbin is clang-14's.
+	local cc=${NVCC_CCBIN:-}
+	[ -n "$cc" ] || cc=$(ccbin)
 	printf 'export CGO_CFLAGS=%q\n' "-I$1"
 	printf 'export CGO_LDFLAGS=%q\n' "-L$2"
 	printf 'export NVCC=%q\n' "$3"
-	printf 'export NVCC_CCBIN=%q\n' "${NVCC_CCBIN:-$(ccbin)}"
+	printf 'export NVCC_CCBIN=%q\n' "$cc"
 }
 
 if [ -n "${CUDA_HOME:-}" ]; then
@@ -78,6 +87,9 @@ if [ -n "${CUDA_HOME:-}" ]; then
 fi
 
 cache=${CUDA_CACHE:-$repo/.cache/cuda}/$suite
+if [ -d "${CUDA_CACHE:-$repo/.cache/cuda}/root" ]; then
+	log "${CUDA_CACHE:-$repo/.cache/cuda}/root is an unused toolkit of the old layout (one folder per suite now): remove it to free its space"
+fi
 root=$cache/root
 tk=$root/usr/lib/nvidia-cuda-toolkit
 
@@ -128,6 +140,7 @@ if [ ! -f "$root/usr/include/cuda.h" ] || [ ! -x "$tk/bin/nvcc" ]; then
 		-o Dir::State::Lists="$cache/lists" -o Dir::Cache="$cache/apt-cache" -o Debug::NoLocking=1)
 	log "fetching ${pkgs[*]} (about 860 MB for 11.8, 1.1 GB for 12.4) into $cache"
 	apt-get "${apt[@]}" -qq update >&2
+	rm -f "$cache"/debs/*.deb # an earlier fetch's versions would be unpacked too
 	(cd "$cache/debs" && apt-get "${apt[@]}" -qq download "${pkgs[@]}" >&2)
 	rm -rf "$root"
 	for deb in "$cache"/debs/*.deb; do
@@ -138,9 +151,10 @@ fi
 # nvcc finds its tools and libraries through nvcc.profile next to it. The
 # Debian package makes that a link to /etc/nvcc.profile, which points at
 # /usr: replace the link with a file (never write through it) that points
-# at the unpacked tree.
-rm -f "$tk/bin/nvcc.profile"
-cat >"$tk/bin/nvcc.profile" <<PROFILE
+# at the unpacked tree. Written only when it differs, and by a rename, so
+# builds running at the same time never see it half written.
+profile=$(mktemp "$tk/bin/.nvcc.profile.XXXXXX")
+cat >"$profile" <<PROFILE
 TOP = $root/usr
 NVVMIR_LIBRARY_DIR = $tk/libdevice
 LD_LIBRARY_PATH += $root/usr/lib/x86_64-linux-gnu:
@@ -150,5 +164,11 @@ LIBRARIES =+ \$(_SPACE_) "-L$root/usr/lib/x86_64-linux-gnu" "-L$root/usr/lib/x86
 CUDAFE_FLAGS +=
 PTXAS_FLAGS +=
 PROFILE
+if [ ! -L "$tk/bin/nvcc.profile" ] && cmp -s "$profile" "$tk/bin/nvcc.profile"; then
+	rm -f "$profile"
+else
+	chmod 644 "$profile"
+	mv -f "$profile" "$tk/bin/nvcc.profile"
+fi
 
 emit "$root/usr/include" "$root/usr/lib/x86_64-linux-gnu/stubs" "$tk/bin/nvcc"
