@@ -135,10 +135,12 @@ func PipeRowsFit(rows, step, perBlock int64) bool {
 // 64-thread groups (1032 to 2048 columns) run at most 4: 52.6 against
 // 53.9 us at 16384x2048 and 1516 against 1571 at 16x16x2048x2048, both
 // ops and both types, where 9 fit; 5 and 8 ran as 9 did, 3 and 2 7-30%
-// slower (docs/PERFORMANCE.md GPU entry 13). In 128-thread groups (2056
-// to 4096 columns) they run at most 2, the same 256 threads per SM: at
-// 8192x4096 52.1-53.7 against 54.3-56.2 us where 4 fit, 3 in between, 6
-// as 4 (both ops and types, entry 19; masked rows not measured).
+// slower (docs/PERFORMANCE.md GPU entry 13). In 128-thread groups (3080
+// to 4096 columns; 2056-3072 take 96-thread groups, not measured) they run
+// at most 2, the same 256 threads per SM: at 8192x4096 52.1-53.7 against
+// 54.3-56.2 us where 4 fit, 3 in between, 6 as 4 (both ops and types,
+// entry 19). Only unmasked rows take K = 4 backward (rowsK), so only they
+// are capped.
 // SOFTMAX_PIPE_BLOCKS sets it for every pipelined tier 1 launch (a tuning
 // knob, read once at start; not the cluster tier's).
 func PipeBlocksCap(t Dtype, bwd bool, k, w int) int {
