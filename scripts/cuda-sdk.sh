@@ -86,9 +86,10 @@ if [ -n "${CUDA_HOME:-}" ]; then
 	exit 0
 fi
 
-cache=${CUDA_CACHE:-$repo/.cache/cuda}/$suite
-if [ -d "${CUDA_CACHE:-$repo/.cache/cuda}/root" ]; then
-	log "${CUDA_CACHE:-$repo/.cache/cuda}/root is an unused toolkit of the old layout (one folder per suite now): remove it to free its space"
+caches=${CUDA_CACHE:-$repo/.cache/cuda}
+cache=$caches/$suite
+if [ -d "$caches/root" ]; then
+	log "$caches/root is an unused toolkit of the old layout (one folder per suite now): remove it to free its space"
 fi
 root=$cache/root
 tk=$root/usr/lib/nvidia-cuda-toolkit
