@@ -576,7 +576,7 @@ func TestGPULogBackward(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 13))
 	for _, dt := range []Dtype{Float32, Float16, BFloat16} {
 		pk := 16 / dt.Size()
-		for i, packs := range []int{1, 63, 64, 65, 256, 1000, 1024, 1025, 2047, 2048} {
+		for i, packs := range []int{1, 63, 64, 65, 256, 520, 1000, 1024, 1025, 2047, 2048} {
 			n := packs * pk
 			for variant, name := range []string{"plain", "special", "tiny"} {
 				if variant == 2 && dt == Float16 { // 1e-38 is 0 in float16
@@ -602,7 +602,9 @@ func TestGPULogBackward(t *testing.T) {
 
 // TestGPUPipeDispatch checks which tier 1 kernel and grid makePlan takes
 // where the pipelined kernels' rules decide: half backward rows of 2048
-// columns at 4 blocks per SM and of 4096 at 2 (gpu.PipeBlocksCap), and
+// columns at 4 blocks per SM and of 4096 at 2, float32 backward rows of
+// 4096 at 1 and of 2560 at 2 (gpu.PipeBlocksCap), float32 backward rows of
+// 2048 on the plain kernel (gpu.PipeOn), and
 // rows too many for their 32-bit row indices on the plain kernels
 // (gpu.PipeRowsFit).
 func TestGPUPipeDispatch(t *testing.T) {
@@ -618,6 +620,9 @@ func TestGPUPipeDispatch(t *testing.T) {
 		{Float16, []int{16384, 2048}, true, "softmax_bwd_pipe4_f16", 4},
 		{BFloat16, []int{16384, 2048}, true, "softmax_bwd_pipe4_bf16", 4},
 		{Float16, []int{8192, 4096}, true, "softmax_bwd_pipe4_f16", 2},
+		{Float32, []int{8192, 4096}, true, "softmax_bwd_pipe2_f32", 1},
+		{Float32, []int{8192, 2560}, true, "softmax_bwd_pipe2_f32", 2},
+		{Float32, []int{16384, 2048}, true, "softmax_bwd_rows2_f32", 0},
 		{Float16, []int{16384, 1024}, false, "softmax_fwd_pipe2_f16", 0},
 		{Float16, []int{1<<31 - 8, 8}, false, "softmax_fwd_rows1_f16", 0},
 		{Float16, []int{1 << 20, 8}, false, "softmax_fwd_pipe1_f16", 0},

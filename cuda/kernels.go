@@ -452,7 +452,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		if pipe := d.kernels[gpu.PipeKernel(c.dt, c.bwd, k, keep)]; p.vec && maskOK && pipe != nil && !d.noPipe && gpu.PipeOn(c.dt, c.bwd, k, w, keep) {
 			smem := gpu.PipeSmem(c.dt, c.bwd, keep, k, threads)
 			if per := d.occupancy(pipe, threads, smem); per > 0 {
-				if most := gpu.PipeBlocksCap(c.dt, c.bwd, k, w); most > 0 {
+				if most := gpu.PipeBlocksCap(c.dt, c.bwd, k, w, keep); most > 0 {
 					per = min(per, most)
 				}
 				if grid := min(want, int64(per*d.sms)); gpu.PipeRowsFit(rows, grid*int64(perBlock), int64(perBlock)) {

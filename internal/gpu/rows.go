@@ -89,11 +89,14 @@ func rowsK(t Dtype, bwd bool, keep Keep, packs int64) (prefer, most int) {
 
 // PipeOn says whether tier 1 takes its pipelined kernels for k packs per
 // thread and groups of w threads when it can: for the half types, for
-// masked and causal rows, and for float32 backward at K = 4. Other unmasked
-// float32 rows ran faster without (docs/PERFORMANCE.md, GPU entry 3): four
-// 16-byte loads per thread already keep enough bytes in flight, and the
-// copy through shared memory costs instructions; backward at K = 4 (long
-// rows, 512-thread groups) ran 5-8% faster with (2048x8192, entry 9).
+// masked and causal rows, and for float32 backward at K = 4 or in groups of
+// more than 256 threads. Other unmasked float32 rows ran faster without
+// (docs/PERFORMANCE.md, GPU entry 3): four 16-byte loads per thread
+// already keep enough bytes in flight, and the copy through shared memory
+// costs instructions; backward at K = 4 (long rows, 512-thread groups) ran
+// 5-8% faster with (2048x8192, entry 9), and at K = 2 in groups of 320 to
+// 512 threads (2305 to 4096 columns) 1-4% faster with at PipeBlocksCap's
+// blocks per SM (entry 20); at 256 threads (2048 columns) 2-28% slower.
 // Float32 forward rows with a mask buffer at K = 4 in groups of at most 256
 // threads (516 to 4096 columns) also ran faster without where rows are
 // many: 81.7 against 85 to 94 us at 16384x2048, 84.1 against 85 to 92 at
@@ -116,7 +119,7 @@ func PipeOn(t Dtype, bwd bool, k, w int, keep Keep) bool {
 	if keep != KeepAll {
 		return true
 	}
-	return t == Float16 || t == BFloat16 || t == Float32 && bwd && k == 4
+	return t == Float16 || t == BFloat16 || t == Float32 && bwd && (k == 4 || w > 256)
 }
 
 // PipeRowsFit says whether the pipelined kernels (tier 1's and the
@@ -141,11 +144,21 @@ func PipeRowsFit(rows, step, perBlock int64) bool {
 // 54.3-56.2 us where 4 fit, 3 in between, 6 as 4 (both ops and types,
 // entry 19). Only unmasked rows take K = 4 backward (rowsK), so only they
 // are capped.
+// Unmasked float32 backward rows at K = 2 in groups of more than 256
+// threads run about 768 threads per SM (768/w blocks, at least 1): at
+// 8192x4096 (512 threads) 99.4 against 107.9 us at 2 blocks and 103.2 for
+// the plain kernel; at 8192x3072 2 blocks 81.4, 1 block 82.8; at 8192x2560
+// 2 blocks 64.6, 1 block 74.0 (entry 20). One row at a time per SM, the
+// next one in flight, reads fastest there; masked rows were not measured
+// and are not capped.
 // SOFTMAX_PIPE_BLOCKS sets it for every pipelined tier 1 launch (a tuning
 // knob, read once at start; not the cluster tier's).
-func PipeBlocksCap(t Dtype, bwd bool, k, w int) int {
+func PipeBlocksCap(t Dtype, bwd bool, k, w int, keep Keep) int {
 	if pipeBlocksSetting > 0 {
 		return pipeBlocksSetting
+	}
+	if bwd && t == Float32 && k == 2 && w > 256 && keep == KeepAll {
+		return max(1, 768/w)
 	}
 	if bwd && (t == Float16 || t == BFloat16) && k == 4 {
 		switch w {

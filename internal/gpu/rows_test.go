@@ -150,7 +150,7 @@ func TestClusterShape(t *testing.T) {
 // TestPipeOn pins which tier 1 rows take the pipelined kernels by default:
 // the half types, masked and causal rows (but float32 forward rows with a
 // mask buffer at K = 4 in groups of at most 256 threads), and float32
-// backward at K = 4.
+// backward at K = 4 or in groups of more than 256 threads.
 func TestPipeOn(t *testing.T) {
 	defer func(s string) { pipeSetting = s }(pipeSetting)
 	pipeSetting = ""
@@ -163,6 +163,10 @@ func TestPipeOn(t *testing.T) {
 	}{
 		{Float32, false, 4, 256, KeepAll, false},
 		{Float32, true, 2, 256, KeepAll, false},
+		{Float32, true, 2, 288, KeepAll, true},
+		{Float32, true, 2, 512, KeepAll, true},
+		{Float32, true, 1, 1024, KeepAll, true},
+		{Float32, false, 2, 512, KeepAll, false},
 		{Float32, true, 4, 256, KeepAll, true},
 		{Float32, false, 2, 256, KeepCausal, true},
 		{Float32, false, 4, 256, KeepCausal, true},
@@ -210,7 +214,8 @@ func TestPipeRowsFit(t *testing.T) {
 
 // TestPipeBlocksCap pins the pipelined kernels' cap on blocks per SM: 4
 // for the half types' backward at K = 4 in 64-thread groups, 2 in
-// 128-thread groups, none elsewhere.
+// 128-thread groups; for unmasked float32 backward at K = 2 in groups of
+// more than 256 threads, 768/w; none elsewhere.
 func TestPipeBlocksCap(t *testing.T) {
 	defer func(n int) { pipeBlocksSetting = n }(pipeBlocksSetting)
 	pipeBlocksSetting = 0
@@ -218,24 +223,31 @@ func TestPipeBlocksCap(t *testing.T) {
 		dt   Dtype
 		bwd  bool
 		k, w int
+		keep Keep
 		want int
 	}{
-		{Float16, true, 4, 64, 4},
-		{BFloat16, true, 4, 64, 4},
-		{Float16, false, 4, 64, 0},
-		{Float16, true, 4, 128, 2},
-		{BFloat16, true, 4, 128, 2},
-		{Float16, true, 4, 256, 0},
-		{Float16, false, 4, 128, 0},
-		{Float16, true, 2, 64, 0},
-		{Float32, true, 4, 64, 0},
+		{Float16, true, 4, 64, KeepAll, 4},
+		{BFloat16, true, 4, 64, KeepAll, 4},
+		{Float16, false, 4, 64, KeepAll, 0},
+		{Float16, true, 4, 128, KeepAll, 2},
+		{BFloat16, true, 4, 128, KeepAll, 2},
+		{Float16, true, 4, 256, KeepAll, 0},
+		{Float16, false, 4, 128, KeepAll, 0},
+		{Float16, true, 2, 64, KeepAll, 0},
+		{Float32, true, 4, 64, KeepAll, 0},
+		{Float32, true, 2, 256, KeepAll, 0},
+		{Float32, true, 2, 288, KeepAll, 2},
+		{Float32, true, 2, 384, KeepAll, 2},
+		{Float32, true, 2, 512, KeepAll, 1},
+		{Float32, true, 2, 512, KeepMask, 0},
+		{Float32, false, 2, 512, KeepAll, 0},
 	} {
-		if got := PipeBlocksCap(c.dt, c.bwd, c.k, c.w); got != c.want {
-			t.Errorf("PipeBlocksCap(%v, bwd %v, k %d, w %d) = %d, want %d", c.dt, c.bwd, c.k, c.w, got, c.want)
+		if got := PipeBlocksCap(c.dt, c.bwd, c.k, c.w, c.keep); got != c.want {
+			t.Errorf("PipeBlocksCap(%v, bwd %v, k %d, w %d, keep %v) = %d, want %d", c.dt, c.bwd, c.k, c.w, c.keep, got, c.want)
 		}
 	}
 	pipeBlocksSetting = 6
-	if got := PipeBlocksCap(Float32, false, 1, 32); got != 6 {
+	if got := PipeBlocksCap(Float32, false, 1, 32, KeepAll); got != 6 {
 		t.Errorf("SOFTMAX_PIPE_BLOCKS=6: cap %d", got)
 	}
 }
