@@ -866,13 +866,14 @@ func TestGPUDispatch(t *testing.T) {
 		{Float32, []int{2 * sms, splitMinN}, -1, TierRows},
 		{Float32, []int{4, splitMinN - 1}, -1, TierRows},
 		{Float32, []int{4, 1 << 25}, -1, TierSplit}, // 4 MB per block: more than shared memory holds
-		{Float32, []int{4, 1 << 20}, -1, TierSplit}, // 127 KB per block: the grid tier is slower
+		{Float32, []int{4, 1 << 20}, -1, grid},      // 32 KB per block at 4 per SM (127 KB at 1)
+		{Float32, []int{8, 1 << 20}, -1, TierSplit}, // 64 KB per block at 4 per SM: the grid tier is slower
 		{Float32, []int{4, 1 << 18}, -1, grid},      // 32 KB per block
 		{Float32, []int{1, 1 << 20}, -1, grid},
 		{Float32, []int{1, splitMinN}, -1, grid},
 		{Float32, []int{gridMaxRows, splitMinN}, -1, grid},
 		{Float32, []int{gridMaxRows + 1, splitMinN}, -1, TierSplit},
-		{Float16, []int{4, 1 << 20}, -1, cgrid16(TierSplit)}, // 4 clusters of 16 blocks of 128 KB
+		{Float16, []int{4, 1 << 20}, -1, grid}, // 32 KB per block at 2 per SM
 		{Float16, []int{1000, 32768}, -1, TierRows},
 		{Float16, []int{1000, 32769}, -1, cgrid(cluster(TierBlock))},
 		{Float16, []int{1000, 131073}, -1, cgrid(TierBlock)},

@@ -195,7 +195,12 @@ func (d *Device) eligible(c *call, t Tier) bool {
 // rows (docs/PERFORMANCE.md, GPU entry 9), it beat the split tier by up to
 // 30% with chunks of 8-32 KB, tied at 64 KB and lost up to 10% at 127 KB
 // (each block loads, reduces and writes one after the other, so longer
-// chunks serialize more). More rows were not measured.
+// chunks serialize more). Rows that would give one block per SM more
+// than that take 2 or 4 blocks per SM of 32 KB (gridShape): forward
+// 13-46% faster at 2x, 4x and 8x1048576 and 16x524288 than the split and
+// cluster tiers they took before, backward 4-18% in the half types and
+// 1-2% slower at float32 2x1048576 (entry 21). More rows were not
+// measured.
 const (
 	gridMaxRows = 16
 	gridMaxSmem = 48 << 10
@@ -208,11 +213,7 @@ func (d *Device) gridPays(c *call) bool {
 		return false
 	}
 	p, ok := d.gridShape(c)
-	data := p.smem // the limit was measured on the rows' data: a masked row's mask bytes are not counted
-	if c.mask != 0 {
-		data -= int(p.chunk)
-	}
-	return ok && data <= gridMaxSmem
+	return ok && gridData(c, p) <= gridMaxSmem
 }
 
 // gridMaxPerSM is the most blocks per SM the grid tier launches, so it
@@ -223,42 +224,67 @@ const gridMaxPerSM = 4
 // same number of blocks for every row (splits), each holding chunk
 // columns (a whole number of 16-byte packs) in its shared memory. It takes
 // the fewest blocks per SM that give at least 3/4 of the launch's blocks a
-// share of a row. ok is false where the device has no cooperative launch,
-// the axis is not the last, or no layout fits.
+// share of a row and whose blocks hold at most gridMaxSmem bytes of the
+// rows' data, else the fewest that fit at all (which gridPays turns down).
+// ok is false where the device has no cooperative launch, the axis is not
+// the last, or no layout fits.
 func (d *Device) gridShape(c *call) (p plan, ok bool) {
 	v := c.v
 	k := d.kernel(c, "grid")
 	if !d.coop || v.Inner != 1 || k == nil || v.N > math.MaxInt32 {
 		return plan{}, false
 	}
-	n, rows, pk := int64(v.N), int64(v.Outer), int64(vecBytes/c.dt.Size())
+	var first plan
 	for perSM := 1; perSM <= gridMaxPerSM; perSM *= 2 {
-		blocks := int64(perSM * d.sms)
-		per := blocks / rows // blocks per row
-		if 4*rows*per < 3*blocks {
-			continue
-		}
-		p.chunk = ceilDiv(ceilDiv(n, per), pk) * pk
-		p.splits = ceilDiv(n, p.chunk)
-		p.smem = int(p.chunk * int64(c.dt.Size()))
-		if c.bwd {
-			p.smem *= 2
-		}
-		if c.mask != 0 {
-			p.smem += int(p.chunk) // the share's mask bytes (grid.cuh: grid_copy_mask)
-		}
-		// Enough threads that each takes at most 2 packs (every pass over
-		// the cache is instructions, not memory), from 128 up to what lets
-		// perSM blocks share an SM.
-		p.threads = max(128, min(1024, k.maxThreads, nextPow2(int(ceilDiv(p.chunk, 2*pk)))))
-		for p.threads > 128 && d.occupancy(k, p.threads, p.smem) < perSM {
-			p.threads /= 2
-		}
-		if d.occupancy(k, p.threads, p.smem) >= perSM {
+		p, fits := d.gridLayout(c, k, perSM)
+		switch {
+		case !fits:
+		case gridData(c, p) <= gridMaxSmem:
 			return p, true
+		case !ok:
+			first, ok = p, true
 		}
 	}
-	return plan{}, false
+	return first, ok
+}
+
+// gridData is the bytes of the rows' data a block of layout p holds: a
+// masked row's mask bytes are not counted (gridMaxSmem was measured on
+// the data).
+func gridData(c *call, p plan) int {
+	if c.mask != 0 {
+		return p.smem - int(p.chunk)
+	}
+	return p.smem
+}
+
+// gridLayout is gridShape's layout at perSM blocks per SM; fits is false
+// where too few blocks would hold a share of a row or perSM blocks do not
+// fit an SM.
+func (d *Device) gridLayout(c *call, k *kernel, perSM int) (p plan, fits bool) {
+	n, rows, pk := int64(c.v.N), int64(c.v.Outer), int64(vecBytes/c.dt.Size())
+	blocks := int64(perSM * d.sms)
+	per := blocks / rows // blocks per row
+	if 4*rows*per < 3*blocks {
+		return plan{}, false
+	}
+	p.chunk = ceilDiv(ceilDiv(n, per), pk) * pk
+	p.splits = ceilDiv(n, p.chunk)
+	p.smem = int(p.chunk * int64(c.dt.Size()))
+	if c.bwd {
+		p.smem *= 2
+	}
+	if c.mask != 0 {
+		p.smem += int(p.chunk) // the share's mask bytes (grid.cuh: grid_copy_mask)
+	}
+	// Enough threads that each takes at most 2 packs (every pass over the
+	// cache is instructions, not memory), from 128 up to what lets perSM
+	// blocks share an SM.
+	p.threads = max(128, min(1024, k.maxThreads, nextPow2(int(ceilDiv(p.chunk, 2*pk)))))
+	for p.threads > 128 && d.occupancy(k, p.threads, p.smem) < perSM {
+		p.threads /= 2
+	}
+	return p, d.occupancy(k, p.threads, p.smem) >= perSM
 }
 
 // clusterPays says whether dispatch takes the cluster tier for c, a row
