@@ -94,9 +94,11 @@ func rowsK(t Dtype, bwd bool, keep Keep, packs int64) (prefer, most int) {
 // (docs/PERFORMANCE.md, GPU entry 3): four 16-byte loads per thread
 // already keep enough bytes in flight, and the copy through shared memory
 // costs instructions; backward at K = 4 (long rows, 512-thread groups) ran
-// 5-8% faster with (2048x8192, entry 9), and at K = 2 in groups of 320 to
-// 512 threads (2305 to 4096 columns) 1-4% faster with at PipeBlocksCap's
-// blocks per SM (entry 20); at 256 threads (2048 columns) 2-28% slower.
+// 5-8% faster with (2048x8192, entry 9), and at K = 2 in groups of 288 to
+// 512 threads (2049 to 4096 columns) 0-4% faster with at PipeBlocksCap's
+// blocks per SM (8192x2304 58.3 against 60.6 us, 8192x2560 65.0 against
+// 64.8, 8192x3072 82.7 against 85.4, 8192x4096 99.7 against 103.2; entry
+// 20); at 256 threads (2048 columns) 2-28% slower.
 // Float32 forward rows with a mask buffer at K = 4 in groups of at most 256
 // threads (516 to 4096 columns) also ran faster without where rows are
 // many: 81.7 against 85 to 94 us at 16384x2048, 84.1 against 85 to 92 at
@@ -148,7 +150,8 @@ func PipeRowsFit(rows, step, perBlock int64) bool {
 // threads run about 768 threads per SM (768/w blocks, at least 1): at
 // 8192x4096 (512 threads) 99.4 against 107.9 us at 2 blocks and 103.2 for
 // the plain kernel; at 8192x3072 2 blocks 81.4, 1 block 82.8; at 8192x2560
-// 2 blocks 64.6, 1 block 74.0 (entry 20). One row at a time per SM, the
+// 2 blocks 64.6, 1 block 74.0; 8192x2304 (288 threads) was measured at 2
+// only (entry 20). One row at a time per SM, the
 // next one in flight, reads fastest there; masked rows were not measured
 // and are not capped.
 // SOFTMAX_PIPE_BLOCKS sets it for every pipelined tier 1 launch (a tuning
