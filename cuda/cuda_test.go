@@ -927,7 +927,7 @@ func TestGPUDispatch(t *testing.T) {
 		{Float16, []int{1000, 16384}, TierRows},         // 512 threads: pipelined
 		{Float16, []int{1000, 8192}, TierRows},
 		{Float16, []int{256, 128256}, cgrid(TierSplit)},
-		{Float16, []int{4, 1 << 20}, TierSplit}, // 64 blocks: fewer than the SMs
+		{Float16, []int{4, 1 << 20}, grid}, // 32 KB of data a block at 2 per SM (tier 8: 64 blocks, fewer than the SMs)
 	} {
 		w, err := layout.Resolve(layout.Params{Axis: -1, Masked: true, Scale: 1}, c.shape, c.shape)
 		if err != nil {
