@@ -138,6 +138,35 @@ template <> __device__ __forceinline__ float row_exp<sm_half>(float x, float m, 
 template <typename T> __device__ __forceinline__ double row_exp(double x, double m, const Expo& e) {
 	return sm_expx(x, m, e);
 }
+
+// RowBias is the factor 2^lg that fwd_row takes its exponentials times, so
+// that bfloat16 gets the .ftz exponential (one MUFU.EX2, where row_exp's
+// exact-below-2^-126 form takes four instructions): 2^(t+64) is normal
+// down to t = -190, and what it flushes is under bfloat16's smallest
+// subnormal (2^-133) however it is divided. The sum carries the same
+// factor, so e/s is unchanged; the forward's check takes half of it as
+// its unit (one: a normal row's sum is at least the factor, an empty
+// row's 0, so ex2's rounding at 64 cannot send a row to the exact path),
+// and log(s) is taken of s*inv, which is exact (a power of two on
+// a normal sum), so log-softmax's outputs near 0 keep their accuracy.
+// t+64 is rounded once as t was (2^-18 absolute at most for |t+64| < 128:
+// 2.6e-6 relative in the output, against bfloat16's 2^-9). Other types: a
+// factor of 1.
+template <typename T> struct RowBias {
+	static constexpr float lg = 0.0f, one = 1.0f, inv = 1.0f;
+};
+template <> struct RowBias<sm_bf16> {
+	static constexpr float lg = 64.0f, one = 0x1p63f, inv = 0x1p-64f;
+};
+template <typename T> __device__ __forceinline__ float row_exp_biased(float x, float m, const Expo& e) {
+	return row_exp<T>(x, m, e);
+}
+template <> __device__ __forceinline__ float row_exp_biased<sm_bf16>(float x, float m, const Expo& e) {
+	return sm_exp2_ftz(fmaf(x - m, e.hi, RowBias<sm_bf16>::lg));
+}
+template <typename T> __device__ __forceinline__ double row_exp_biased(double x, double m, const Expo& e) {
+	return row_exp<T>(x, m, e);
+}
 // log_grad is log-softmax backward's dx = s*dy - exp(y)*(s*c) for float32
 // and the half types, as sdy + k*2^(y*log2(e) + 32) with sdy = s*dy and
 // k = -s*c*2^-32 from log_grad_k: one fma, one ex2.approx.ftz and one fma
@@ -826,25 +855,26 @@ __device__ __forceinline__ void fwd_row(const T* x, T* y, const View& v, i64 row
 	A s = A(0);
 #pragma unroll
 	for (int i = 0; i < C; ++i) {
-		const A e = row_exp<T>(val[i], m, v.ex);
+		const A e = row_exp_biased<T>(val[i], m, v.ex);
 		s += e;
 		if (!v.log) val[i] = e;
 	}
 	s = g.reduce(s, SumOp(), A(0));
-	// The largest kept entry adds exp(0) = 1, so a normal row's sum is in
-	// [1, columns]; NaN, +Inf (-> NaN) and empty rows (0) are not.
-	const bool exact = valid && !(s >= A(1) && s <= A(1e30));
+	// The largest kept entry adds exp(0) = 1 (times RowBias), so a normal
+	// row's sum is in [1, columns] (times RowBias: at most 2^80); NaN, +Inf
+	// (-> NaN) and empty rows (0) are not.
+	const bool exact = valid && !(s >= A(RowBias<T>::one) && s <= A(1e30));
 	if (g.any(exact)) {
 		row_exact_fwd<T>(x, y, v, row, exact, g);
 		if (exact) return;
 	}
 	if (!valid) return;
 	if (v.log && v.scale == 1.0) {
-		const A ls = row_log_sum<T>(s);
+		const A ls = row_log_sum<T>(s * A(RowBias<T>::inv));
 #pragma unroll
 		for (int i = 0; i < C; ++i) val[i] = (val[i] - m) - ls;
 	} else if (v.log) {
-		const double lsum = log((double)s);
+		const double lsum = log((double)s * RowBias<T>::inv);
 #pragma unroll
 		for (int i = 0; i < C; ++i) val[i] = Num<T>::logout(val[i], m, v.scale, lsum);
 	} else {
