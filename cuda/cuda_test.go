@@ -867,7 +867,7 @@ func TestGPUDispatch(t *testing.T) {
 		{Float32, []int{4, splitMinN - 1}, -1, TierRows},
 		{Float32, []int{4, 1 << 25}, -1, TierSplit}, // 4 MB per block: more than shared memory holds
 		{Float32, []int{4, 1 << 20}, -1, grid},      // 32 KB per block at 4 per SM (127 KB at 1)
-		{Float32, []int{8, 1 << 20}, -1, TierSplit}, // 64 KB per block at 4 per SM: the grid tier is slower
+		{Float32, []int{8, 1 << 20}, -1, TierSplit}, // no grid layout fits (64 KB a block at 4 per SM)
 		{Float32, []int{4, 1 << 18}, -1, grid},      // 32 KB per block
 		{Float32, []int{1, 1 << 20}, -1, grid},
 		{Float32, []int{1, splitMinN}, -1, grid},

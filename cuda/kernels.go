@@ -196,11 +196,15 @@ func (d *Device) eligible(c *call, t Tier) bool {
 // 30% with chunks of 8-32 KB, tied at 64 KB and lost up to 10% at 127 KB
 // (each block loads, reduces and writes one after the other, so longer
 // chunks serialize more). Rows that would give one block per SM more
-// than that take 2 or 4 blocks per SM of 32 KB (gridShape): forward
-// 13-46% faster at 2x, 4x and 8x1048576 and 16x524288 than the split and
-// cluster tiers they took before, backward 4-18% in the half types and
-// 1-2% slower at float32 2x1048576 (entry 21). More rows were not
-// measured.
+// than that take the fewest blocks per SM, 2 or 4, that keep each under it
+// (gridShape; 4x1048576: float32 4 blocks of 32 KB per SM, the half types'
+// forward 2, their backward 4): float32 forward 14-24% faster at 2x and
+// 4x1048576, the half types' forward 13-46% at 2x, 4x and 8x1048576 and
+// 16x524288, their backward 4-18% at 2x and 4x1048576, than the split
+// tier and tier 8 they took before; float32 backward at 2x1048576 1-2%
+// slower (entry 21). Where no layout fits (float32 8x1048576: 64 KB a
+// block at 4 per SM is more than an SM holds) the split tier stays.
+// More rows were not measured.
 const (
 	gridMaxRows = 16
 	gridMaxSmem = 48 << 10

@@ -89,16 +89,16 @@ func rowsK(t Dtype, bwd bool, keep Keep, packs int64) (prefer, most int) {
 
 // PipeOn says whether tier 1 takes its pipelined kernels for k packs per
 // thread and groups of w threads when it can: for the half types, for
-// masked and causal rows, and for float32 backward at K = 4 or in groups of
-// more than 256 threads. Other unmasked float32 rows ran faster without
+// masked and causal rows, and for float32 backward at K = 4 or at K = 2 in
+// groups of more than 256 threads. Other unmasked float32 rows ran faster without
 // (docs/PERFORMANCE.md, GPU entry 3): four 16-byte loads per thread
 // already keep enough bytes in flight, and the copy through shared memory
 // costs instructions; backward at K = 4 (long rows, 512-thread groups) ran
 // 5-8% faster with (2048x8192, entry 9), and at K = 2 in groups of 288 to
-// 512 threads (2049 to 4096 columns) 0-4% faster with at PipeBlocksCap's
-// blocks per SM (8192x2304 58.3 against 60.6 us, 8192x2560 65.0 against
-// 64.8, 8192x3072 82.7 against 85.4, 8192x4096 99.7 against 103.2; entry
-// 20); at 256 threads (2048 columns) 2-28% slower.
+// 512 threads (2049 to 4096 columns) -0.3 to 4% faster with at
+// PipeBlocksCap's blocks per SM (8192x2304 58.3 against 60.6 us, 8192x2560
+// 65.0 against 64.8, 8192x3072 82.7 against 85.4, 8192x4096 99.7 against
+// 103.2; entry 20); at 256 threads (2048 columns) 2-28% slower.
 // Float32 forward rows with a mask buffer at K = 4 in groups of at most 256
 // threads (516 to 4096 columns) also ran faster without where rows are
 // many: 81.7 against 85 to 94 us at 16384x2048, 84.1 against 85 to 92 at
@@ -121,7 +121,7 @@ func PipeOn(t Dtype, bwd bool, k, w int, keep Keep) bool {
 	if keep != KeepAll {
 		return true
 	}
-	return t == Float16 || t == BFloat16 || t == Float32 && bwd && (k == 4 || w > 256)
+	return t == Float16 || t == BFloat16 || t == Float32 && bwd && (k == 4 || k == 2 && w > 256)
 }
 
 // PipeRowsFit says whether the pipelined kernels (tier 1's and the
@@ -144,16 +144,17 @@ func PipeRowsFit(rows, step, perBlock int64) bool {
 // to 4096 columns; 2056-3072 take 96-thread groups, not measured) they run
 // at most 2, the same 256 threads per SM: at 8192x4096 52.1-53.7 against
 // 54.3-56.2 us where 4 fit, 3 in between, 6 as 4 (both ops and types,
-// entry 19). Only unmasked rows take K = 4 backward (rowsK), so only they
-// are capped.
-// Unmasked float32 backward rows at K = 2 in groups of more than 256
-// threads run about 768 threads per SM (768/w blocks, at least 1): at
-// 8192x4096 (512 threads) 99.4 against 107.9 us at 2 blocks and 103.2 for
-// the plain kernel; at 8192x3072 2 blocks 81.4, 1 block 82.8; at 8192x2560
-// 2 blocks 64.6, 1 block 74.0; 8192x2304 (288 threads) was measured at 2
-// only (entry 20). One row at a time per SM, the
-// next one in flight, reads fastest there; masked rows were not measured
-// and are not capped.
+// entry 19). Only unmasked rows are capped (masked rows take K = 4
+// backward only under SOFTMAX_ROWS_K: rowsK prefers 2 for them).
+// Unmasked float32 backward rows at K = 2 in groups of w > 256 threads run
+// 768/w blocks per SM, at least 1: 2 blocks (576-768 threads per SM) for
+// w of 288-384, 1 (416-512 threads) for 416-512. At 8192x4096 (512
+// threads) 99.4 against 107.9 us at 2 blocks and 103.2 for the plain
+// kernel; at 8192x3072 (384) 2 blocks 81.4, 1 block 82.8; at 8192x2560
+// (320) 2 blocks 64.6, 1 block 74.0; 8192x2304 (288) was measured at 2
+// only, and groups of 416-480 threads (3329-3840 columns) not at all, so
+// where 2 blocks turn slower than 1 between 384 and 512 threads is not
+// known (entry 20). Masked rows were not measured and are not capped.
 // SOFTMAX_PIPE_BLOCKS sets it for every pipelined tier 1 launch (a tuning
 // knob, read once at start; not the cluster tier's).
 func PipeBlocksCap(t Dtype, bwd bool, k, w int, keep Keep) int {
@@ -163,7 +164,7 @@ func PipeBlocksCap(t Dtype, bwd bool, k, w int, keep Keep) int {
 	if bwd && t == Float32 && k == 2 && w > 256 && keep == KeepAll {
 		return max(1, 768/w)
 	}
-	if bwd && (t == Float16 || t == BFloat16) && k == 4 {
+	if bwd && (t == Float16 || t == BFloat16) && k == 4 && keep == KeepAll {
 		switch w {
 		case 64:
 			return 4

@@ -150,7 +150,7 @@ func TestClusterShape(t *testing.T) {
 // TestPipeOn pins which tier 1 rows take the pipelined kernels by default:
 // the half types, masked and causal rows (but float32 forward rows with a
 // mask buffer at K = 4 in groups of at most 256 threads), and float32
-// backward at K = 4 or in groups of more than 256 threads.
+// backward at K = 4 or at K = 2 in groups of more than 256 threads.
 func TestPipeOn(t *testing.T) {
 	defer func(s string) { pipeSetting = s }(pipeSetting)
 	pipeSetting = ""
@@ -165,7 +165,7 @@ func TestPipeOn(t *testing.T) {
 		{Float32, true, 2, 256, KeepAll, false},
 		{Float32, true, 2, 288, KeepAll, true},
 		{Float32, true, 2, 512, KeepAll, true},
-		{Float32, true, 1, 1024, KeepAll, true},
+		{Float32, true, 1, 1024, KeepAll, false},
 		{Float32, false, 2, 512, KeepAll, false},
 		{Float32, true, 4, 256, KeepAll, true},
 		{Float32, false, 2, 256, KeepCausal, true},
@@ -214,8 +214,8 @@ func TestPipeRowsFit(t *testing.T) {
 
 // TestPipeBlocksCap pins the pipelined kernels' cap on blocks per SM: 4
 // for the half types' backward at K = 4 in 64-thread groups, 2 in
-// 128-thread groups; for unmasked float32 backward at K = 2 in groups of
-// more than 256 threads, 768/w; none elsewhere.
+// 128-thread groups (unmasked rows only); for unmasked float32 backward at
+// K = 2 in groups of more than 256 threads, 768/w; none elsewhere.
 func TestPipeBlocksCap(t *testing.T) {
 	defer func(n int) { pipeBlocksSetting = n }(pipeBlocksSetting)
 	pipeBlocksSetting = 0
@@ -234,6 +234,8 @@ func TestPipeBlocksCap(t *testing.T) {
 		{Float16, true, 4, 256, KeepAll, 0},
 		{Float16, false, 4, 128, KeepAll, 0},
 		{Float16, true, 2, 64, KeepAll, 0},
+		{Float16, true, 4, 64, KeepCausal, 0},
+		{BFloat16, true, 4, 128, KeepMask, 0},
 		{Float32, true, 4, 64, KeepAll, 0},
 		{Float32, true, 2, 256, KeepAll, 0},
 		{Float32, true, 2, 288, KeepAll, 2},
