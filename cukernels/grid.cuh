@@ -277,7 +277,7 @@ __device__ __forceinline__ void grid_copy_mask(unsigned char* mc, const View& v,
 }
 
 // grid_part_fast is the Part of a block's share in tier 1's arithmetic
-// (fwd_row): entries the row does not keep become -Inf in the cache, then
+// (fwd_row; bfloat16 without its RowBias): entries the row does not keep become -Inf in the cache, then
 // the maximum by fmax (NaN ignored) and the sum of row_exp against it,
 // each pack's terms in the compute type. Paired (tier 8), each thread
 // takes the pair for its own entries and one block reduction merges the
@@ -390,7 +390,8 @@ __device__ __forceinline__ void grid_write(const GridUnits<T, U>& ua, const Grid
 // fwd_grid_slice is fwd_grid's work on units of width U. The statistics
 // are exact: tier 1's arithmetic where it gives the exact Part
 // (grid_part_fast), else grid_part_exact. The output of a normal row takes
-// tier 1's arithmetic (fwd_row), other rows fwd_out's per-entry cases;
+// tier 1's arithmetic (fwd_row; bfloat16 without its RowBias), other rows
+// fwd_out's per-entry cases;
 // each has its own loop (the per-entry choice cost instructions per
 // entry).
 template <typename T, int U, typename Meet>

@@ -150,20 +150,27 @@ template <typename T> __device__ __forceinline__ double row_exp(double x, double
 // and log(s) is taken of s*inv, which is exact (a power of two on
 // a normal sum), so log-softmax's outputs near 0 keep their accuracy.
 // t+64 is rounded once as t was (2^-18 absolute at most for |t+64| < 128:
-// 2.6e-6 relative in the output, against bfloat16's 2^-9). Other types: a
-// factor of 1.
+// 2.6e-6 relative in the output, against bfloat16's 2^-9). Outputs that
+// are float32 subnormals (e/s under 2^-126) keep bfloat16's subnormal
+// range because the kernels are built without -ftz or fast math. HIP,
+// whose sm_exp2_ftz keeps denormals anyway, and other types: a factor of
+// 1.
 template <typename T> struct RowBias {
 	static constexpr float lg = 0.0f, one = 1.0f, inv = 1.0f;
 };
+#if !defined(__HIPCC__)
 template <> struct RowBias<sm_bf16> {
 	static constexpr float lg = 64.0f, one = 0x1p63f, inv = 0x1p-64f;
 };
+#endif
 template <typename T> __device__ __forceinline__ float row_exp_biased(float x, float m, const Expo& e) {
 	return row_exp<T>(x, m, e);
 }
+#if !defined(__HIPCC__)
 template <> __device__ __forceinline__ float row_exp_biased<sm_bf16>(float x, float m, const Expo& e) {
 	return sm_exp2_ftz(fmaf(x - m, e.hi, RowBias<sm_bf16>::lg));
 }
+#endif
 template <typename T> __device__ __forceinline__ double row_exp_biased(double x, double m, const Expo& e) {
 	return row_exp<T>(x, m, e);
 }
@@ -861,7 +868,8 @@ __device__ __forceinline__ void fwd_row(const T* x, T* y, const View& v, i64 row
 	}
 	s = g.reduce(s, SumOp(), A(0));
 	// The largest kept entry adds exp(0) = 1 (times RowBias), so a normal
-	// row's sum is in [1, columns] (times RowBias: at most 2^80); NaN, +Inf
+	// row's sum is in [1, columns] (times RowBias: at most 2^79 in tier 1,
+	// 2^82 on the cluster tier); NaN, +Inf
 	// (-> NaN) and empty rows (0) are not.
 	const bool exact = valid && !(s >= A(RowBias<T>::one) && s <= A(1e30));
 	if (g.any(exact)) {
