@@ -277,24 +277,24 @@ __device__ __forceinline__ void grid_copy_mask(unsigned char* mc, const View& v,
 }
 
 // grid_part_fast is the Part of a block's share in tier 1's arithmetic
-// (fwd_row; bfloat16 without its RowBias): entries the row does not keep become -Inf in the cache, then
-// the maximum by fmax (NaN ignored) and the sum of row_exp against it,
-// each pack's terms in the compute type. Paired (tier 8), each thread
-// takes the pair for its own entries and one block reduction merges the
-// pairs, a sum scaled by row_exp of its maximum against the larger (the
-// thread that holds the block's maximum scales by 1): one barrier, not
-// two, where tier 8's blocks wait on barriers. Not paired (tier 7, whose
-// few blocks wait on latency: the merged pair's reduction is the longer
-// chain, 3-8% slower there), the block's maximum first, then the sum
+// (fwd_row; bfloat16 without its RowBias): entries the row does not keep
+// become -Inf in the cache, then the maximum by fmax (NaN ignored) and the
+// sum of row_exp against it, each pack's terms in the compute type. Paired
+// (tier 8), each thread takes the pair for its own entries and one block
+// reduction merges the pairs, a sum scaled by row_exp of its maximum against
+// the larger (the thread that holds the block's maximum scales by 1): one
+// barrier, not two, where tier 8's blocks wait on barriers. Not paired (tier
+// 7, whose few blocks wait on latency: the merged pair's reduction is the
+// longer chain, 3-8% slower there), the block's maximum first, then the sum
 // against it. It returns false where that is not the exact Part
 // (grid_part_exact's): a NaN or +Inf entry makes the sum NaN, which the
 // range check catches, as tier 1's does. A share of -Inf alone sums to 0:
-// the empty Part. Every thread takes the same branch: in each, the sum is
-// 0, NaN, or from 1 (the thread that holds the maximum adds exactly 1) to
-// the share's entry count. Paired, its value may differ by an ulp from
-// thread to thread (the pair's float64 multiply and fused multiply-add
-// round differently in the two lanes of a shuffle); ClusterMeet publishes
-// one thread's.
+// the empty Part. Every thread takes the same branch: in each, the sum is 0,
+// NaN, or from 1 (the thread that holds the maximum adds exactly 1) to the
+// share's entry count. Paired, its value may differ by an ulp from thread to
+// thread (the pair's float64 multiply and fused multiply-add round
+// differently in the two lanes of a shuffle); ClusterMeet publishes one
+// thread's.
 template <typename A> struct MaxSum {
 	A m;
 	double s;

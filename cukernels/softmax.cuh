@@ -869,8 +869,8 @@ __device__ __forceinline__ void fwd_row(const T* x, T* y, const View& v, i64 row
 	s = g.reduce(s, SumOp(), A(0));
 	// The largest kept entry adds exp(0) = 1 (times RowBias), so a normal
 	// row's sum is in [1, columns] (times RowBias: at most 2^79 in tier 1,
-	// 2^82 on the cluster tier); NaN, +Inf
-	// (-> NaN) and empty rows (0) are not.
+	// 2^82 on the cluster tier); NaN, +Inf (-> NaN) and empty rows (0) are
+	// not.
 	const bool exact = valid && !(s >= A(RowBias<T>::one) && s <= A(1e30));
 	if (g.any(exact)) {
 		row_exact_fwd<T>(x, y, v, row, exact, g);

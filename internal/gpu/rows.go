@@ -90,8 +90,8 @@ func rowsK(t Dtype, bwd bool, keep Keep, packs int64) (prefer, most int) {
 // PipeOn says whether tier 1 takes its pipelined kernels for k packs per
 // thread and groups of w threads when it can: for the half types, for
 // masked and causal rows, and for float32 backward at K = 4 or at K = 2 in
-// groups of more than 256 threads. Other unmasked float32 rows ran faster without
-// (docs/PERFORMANCE.md, GPU entry 3): four 16-byte loads per thread
+// groups of more than 256 threads. Other unmasked float32 rows ran faster
+// without (docs/PERFORMANCE.md, GPU entry 3): four 16-byte loads per thread
 // already keep enough bytes in flight, and the copy through shared memory
 // costs instructions; backward at K = 4 (long rows, 512-thread groups) ran
 // 5-8% faster with (2048x8192, entry 9), and at K = 2 in groups of 288 to
