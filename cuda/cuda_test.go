@@ -681,6 +681,51 @@ func TestGPUSplit(t *testing.T) {
 	}
 }
 
+// TestGPUSplitPieces runs the split tier's apply kernel on pieces taken
+// from a counter (splitPieces), which dispatch gives only float32 forward
+// chunks of rows too long to check here, on short rows with every dtype,
+// masks, a causal limit and special values; and checks which launches
+// dispatch gives pieces.
+func TestGPUSplitPieces(t *testing.T) {
+	d := device(t)
+	bufs := []cu.DevicePtr{1 << 20, 2 << 20, 3 << 20} // aligned; makePlan reads no memory
+	for _, c := range []struct {
+		dt     Dtype
+		shape  []int
+		bwd    bool
+		pieces bool
+	}{
+		{Float32, []int{4, 1 << 25}, false, true}, // chunks of 508404 columns: 62 steps of 8192
+		{Float32, []int{4, 1 << 25}, true, false},
+		{Float32, []int{4, 1 << 23}, false, false}, // 15.5 steps of 4096
+		{Float16, []int{4, 1 << 25}, false, false},
+		{BFloat16, []int{4, 1 << 25}, false, false},
+	} {
+		v, err := layout.Resolve(layout.Params{Axis: -1, Scale: 1}, c.shape, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p plan
+		if err := d.do(func() (err error) { p, err = d.makePlan(&call{dt: c.dt, v: v, bwd: c.bwd, bufs: bufs}); return err }); err != nil {
+			t.Fatal(err)
+		}
+		if p.tier != TierSplit || (p.group == 1) != c.pieces {
+			t.Errorf("%v %v bwd %v: tier %v, group %d, want the split tier with pieces %v", c.dt, c.shape, c.bwd, p.tier, p.group, c.pieces)
+		}
+	}
+	defer func(s string) { splitPiecesSetting = s }(splitPiecesSetting)
+	splitPiecesSetting = "1"
+	rng := rand.New(rand.NewPCG(9, 4))
+	for _, dt := range dtypes {
+		for j, n := range []int{splitMinN + 5, 1<<20 + 3, 1 << 20, 1<<19 + 8} {
+			if testing.Short() && j >= 2 {
+				break
+			}
+			run(t, d, rowsProblem(rng, 3, n, []int{5, 1, 6, 4}[j]), dt, TierSplit)
+		}
+	}
+}
+
 // TestGPUCluster runs the cluster tier at and around each row length
 // where it takes another block per cluster, and at its largest, forward and
 // backward (backward as far as it reaches), with masks and causal limits;

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"os"
 
 	"gorgonia.org/cu"
 
@@ -107,6 +108,30 @@ func aligned(bufs []cu.DevicePtr, n int) bool {
 	}
 	return true
 }
+
+// splitPieces says whether the split tier's apply kernel hands out pieces
+// of the rows from a counter rather than writing each block's chunk
+// (cukernels/long.cuh, fwd_split_apply): for float32 forward chunks of at
+// least 32 steps (of step columns). Measured on the H200
+// (docs/PERFORMANCE.md, GPU entry 23): at 4x33554432 float32, chunks of 62
+// steps, softmax 453-456 -> 403-412 us and masked 528-533 -> 473-484; at
+// 4x8388608, chunks of 15.5 steps, 2-3% slower; the half types 0-2% faster
+// (float16) or 4-5% slower (bfloat16) at 4x33554432 and 12-20% slower at
+// 4x8388608, so they keep their chunks. Where between 15.5 and 62 steps
+// pieces start to pay was not measured. Backward has no such kernel.
+// SOFTMAX_SPLIT_PIECES=0 turns pieces off, 1 on for every forward split
+// (a tuning knob for benchmarks and tests, read once at start).
+func splitPieces(dt Dtype, bwd bool, chunk, step int64) bool {
+	switch splitPiecesSetting {
+	case "0":
+		return false
+	case "1":
+		return !bwd
+	}
+	return dt == Float32 && !bwd && chunk >= 32*step
+}
+
+var splitPiecesSetting = os.Getenv("SOFTMAX_SPLIT_PIECES")
 
 // planTier is the dispatch rule: which tier computes c, unless the caller
 // forces one.
@@ -540,11 +565,18 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		p.splits = ceilDiv(n, p.chunk)
 		p.names = []string{d.kernel(c, "split_stats").name, d.kernel(c, "split_apply").name}
 		p.grid = [2]int{int(p.splits), int(rows)}
+		step := int64(4 * p.threads) // LongUnroll's fwd packs per thread and step
+		if p.vec {
+			step *= int64(pk)
+		}
+		if splitPieces(c.dt, c.bwd, p.chunk, step) {
+			p.group = 1 // the apply kernel reads it as "take pieces"
+		}
 		part := int64(32) // sizeof(Part)
 		if c.bwd {
 			part = 8 // sizeof(GradPart)
 		}
-		p.work = rows * p.splits * part
+		p.work = (rows*p.splits + 1) * part // and a slot for the apply kernel's piece counter
 	case TierGrid:
 		g, _ := d.gridShape(c)
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)

@@ -628,6 +628,12 @@ __device__ __forceinline__ void bwd_block(const T* y, const T* dy, T* dx, const 
 // (every block redoes this small merge) and writes its own columns. Limit:
 // rows <= 65535 (the grid's y dimension).
 
+// split_counter is the apply kernel's piece counter: the first word of the
+// workspace slot after the Parts.
+__device__ __forceinline__ unsigned* split_counter(const Part* work, const View& v, i64 splits) {
+	return const_cast<unsigned*>(reinterpret_cast<const unsigned*>(work + v.rows * splits));
+}
+
 template <typename T>
 __device__ __forceinline__ void fwd_split_stats(const T* x, const View& v, bool vec, Part* work, i64 chunk, i64 splits) {
 	typedef typename Num<T>::acc A;
@@ -638,6 +644,9 @@ __device__ __forceinline__ void fwd_split_stats(const T* x, const View& v, bool 
 	chunk_stats<T>(x + row * v.n, v, mrow, kept, lo, hi, vec, st);
 	st = block_reduce(st, MergeOp<T>{v.ex}, stats_init<A>());
 	if (threadIdx.x == 0) work[row * splits + b] = Part{(double)st.m, (double)st.s, st.nan, st.infs};
+	// The apply kernel, which runs after this one, may hand out pieces
+	// from a counter in the slot after the Parts.
+	if (row == 0 && b == 0 && threadIdx.x == 0) *split_counter(work, v, splits) = 0;
 }
 
 // row_parts merges the Parts of one row.
@@ -652,17 +661,56 @@ __device__ __forceinline__ Stats<typename Num<T>::acc> row_parts(const View& v, 
 	return block_reduce(st, MergeOp<T>{v.ex}, stats_init<A>());
 }
 
+// split_take is the block's next piece: every thread gets the same
+// number (one atomic per block and piece).
+__device__ __forceinline__ i64 split_take(unsigned* counter) {
+	__shared__ unsigned taken;
+	if (threadIdx.x == 0) taken = atomicAdd(counter, 1u);
+	__syncthreads();
+	const i64 p = taken;
+	__syncthreads(); // every thread has read taken before thread 0 takes the next
+	return p;
+}
+
+// fwd_split_apply writes the block's chunk, or with pieces, whatever pieces
+// the block takes: pieces of about chunk/16 columns (whole steps, at least
+// two), handed out in order from split_counter until none is left. Static
+// chunks leave SMs idle at float32 4x33554432 (ncu: the apply kernel's SMs
+// busy for 420 to 614 thousand cycles of 620) as some chunks' writes run a
+// third slower than others; the Go side says which (docs/PERFORMANCE.md,
+// GPU entry 23).
 template <typename T>
-__device__ __forceinline__ void fwd_split_apply(const T* x, T* y, const View& v, bool vec, const Part* work, i64 chunk,
-                                                i64 splits) {
+__device__ __forceinline__ void fwd_split_apply(const T* x, T* y, const View& v, bool vec, bool pieces,
+                                                const Part* work, i64 chunk, i64 splits) {
 	typedef typename Num<T>::acc A;
-	const i64 row = blockIdx.y, b = blockIdx.x;
-	const i64 lo = b * chunk, hi = lo + chunk < v.n ? lo + chunk : v.n;
-	const i64 kept = v.kept(row), mrow = v.mask ? v.mask_row(row) : 0;
-	const Stats<A> st = row_parts<T>(v, work + row * splits, splits);
-	Fin<A> f = finish(st);
-	set_sum(f, st.s, v.log);
-	chunk_write<T>(x + row * v.n, y + row * v.n, v, mrow, kept, lo, hi, vec, f);
+	if (!pieces) {
+		const i64 row = blockIdx.y, b = blockIdx.x;
+		const i64 lo = b * chunk, hi = lo + chunk < v.n ? lo + chunk : v.n;
+		const i64 kept = v.kept(row), mrow = v.mask ? v.mask_row(row) : 0;
+		const Stats<A> st = row_parts<T>(v, work + row * splits, splits);
+		Fin<A> f = finish(st);
+		set_sum(f, st.s, v.log);
+		chunk_write<T>(x + row * v.n, y + row * v.n, v, mrow, kept, lo, hi, vec, f);
+		return;
+	}
+	const i64 step = (i64)LongUnroll<T>::fwd * blockDim.x * (vec ? PackWidth<T, 16>::value : 1);
+	const i64 want = (chunk + 15) / 16 > 2 * step ? (chunk + 15) / 16 : 2 * step;
+	const i64 piece = (want + step - 1) / step * step;
+	const i64 per_row = (v.n + piece - 1) / piece, total = v.rows * per_row;
+	unsigned* counter = split_counter(work, v, splits);
+	i64 row = -1;
+	Fin<A> f;
+	for (i64 p = split_take(counter); p < total; p = split_take(counter)) {
+		if (p / per_row != row) { // pieces come in order: a block changes rows rarely
+			row = p / per_row;
+			const Stats<A> st = row_parts<T>(v, work + row * splits, splits);
+			f = finish(st);
+			set_sum(f, st.s, v.log);
+		}
+		const i64 lo = p % per_row * piece, hi = lo + piece < v.n ? lo + piece : v.n;
+		const i64 kept = v.kept(row), mrow = v.mask ? v.mask_row(row) : 0;
+		chunk_write<T>(x + row * v.n, y + row * v.n, v, mrow, kept, lo, hi, vec, f);
+	}
 }
 
 template <typename T>
