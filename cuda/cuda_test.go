@@ -600,6 +600,22 @@ func TestGPULogBackward(t *testing.T) {
 	}
 }
 
+// planOf is makePlan's plan for a softmax (backward: log-softmax) over the
+// last axis of shape, on aligned buffers it does not read.
+func planOf(t *testing.T, d *Device, dt Dtype, shape []int, bwd bool) plan {
+	t.Helper()
+	v, err := layout.Resolve(layout.Params{Axis: -1, Scale: 1, Log: bwd}, shape, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bufs := []cu.DevicePtr{1 << 20, 2 << 20, 3 << 20}
+	var p plan
+	if err := d.do(func() (err error) { p, err = d.makePlan(&call{dt: dt, v: v, bwd: bwd, bufs: bufs}); return err }); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // TestGPUPipeDispatch checks which tier 1 kernel and grid makePlan takes
 // where the pipelined kernels' rules decide: half backward rows of 2048
 // columns at 4 blocks per SM and of 4096 at 2, float32 backward rows of
@@ -609,7 +625,6 @@ func TestGPULogBackward(t *testing.T) {
 // (gpu.PipeRowsFit).
 func TestGPUPipeDispatch(t *testing.T) {
 	d := device(t)
-	bufs := []cu.DevicePtr{1 << 20, 2 << 20, 3 << 20} // aligned; makePlan reads no memory
 	for _, c := range []struct {
 		dt        Dtype
 		shape     []int
@@ -627,14 +642,7 @@ func TestGPUPipeDispatch(t *testing.T) {
 		{Float16, []int{1<<31 - 8, 8}, false, "softmax_fwd_rows1_f16", 0},
 		{Float16, []int{1 << 20, 8}, false, "softmax_fwd_pipe1_f16", 0},
 	} {
-		v, err := layout.Resolve(layout.Params{Axis: -1, Scale: 1, Log: c.bwd}, c.shape, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var p plan
-		if err := d.do(func() (err error) { p, err = d.makePlan(&call{dt: c.dt, v: v, bwd: c.bwd, bufs: bufs}); return err }); err != nil {
-			t.Fatal(err)
-		}
+		p := planOf(t, d, c.dt, c.shape, c.bwd)
 		if p.names[0] != c.kernel {
 			t.Errorf("%v %v bwd %v: kernel %s, want %s", c.dt, c.shape, c.bwd, p.names[0], c.kernel)
 		}
@@ -688,7 +696,6 @@ func TestGPUSplit(t *testing.T) {
 // dispatch gives pieces.
 func TestGPUSplitPieces(t *testing.T) {
 	d := device(t)
-	bufs := []cu.DevicePtr{1 << 20, 2 << 20, 3 << 20} // aligned; makePlan reads no memory
 	for _, c := range []struct {
 		dt     Dtype
 		shape  []int
@@ -701,14 +708,7 @@ func TestGPUSplitPieces(t *testing.T) {
 		{Float16, []int{4, 1 << 25}, false, false},
 		{BFloat16, []int{4, 1 << 25}, false, false},
 	} {
-		v, err := layout.Resolve(layout.Params{Axis: -1, Scale: 1}, c.shape, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var p plan
-		if err := d.do(func() (err error) { p, err = d.makePlan(&call{dt: c.dt, v: v, bwd: c.bwd, bufs: bufs}); return err }); err != nil {
-			t.Fatal(err)
-		}
+		p := planOf(t, d, c.dt, c.shape, c.bwd)
 		if p.tier != TierSplit || (p.group == 1) != c.pieces {
 			t.Errorf("%v %v bwd %v: tier %v, group %d, want the split tier with pieces %v", c.dt, c.shape, c.bwd, p.tier, p.group, c.pieces)
 		}

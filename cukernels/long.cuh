@@ -663,11 +663,11 @@ __device__ __forceinline__ Stats<typename Num<T>::acc> row_parts(const View& v, 
 
 // split_take is the block's next piece: every thread gets the same
 // number (one atomic per block and piece).
-__device__ __forceinline__ i64 split_take(unsigned* counter) {
+__device__ __forceinline__ unsigned split_take(unsigned* counter) {
 	__shared__ unsigned taken;
 	if (threadIdx.x == 0) taken = atomicAdd(counter, 1u);
 	__syncthreads();
-	const i64 p = taken;
+	const unsigned p = taken;
 	__syncthreads(); // every thread has read taken before thread 0 takes the next
 	return p;
 }
@@ -683,33 +683,35 @@ template <typename T>
 __device__ __forceinline__ void fwd_split_apply(const T* x, T* y, const View& v, bool vec, bool pieces,
                                                 const Part* work, i64 chunk, i64 splits) {
 	typedef typename Num<T>::acc A;
-	if (!pieces) {
-		const i64 row = blockIdx.y, b = blockIdx.x;
-		const i64 lo = b * chunk, hi = lo + chunk < v.n ? lo + chunk : v.n;
-		const i64 kept = v.kept(row), mrow = v.mask ? v.mask_row(row) : 0;
-		const Stats<A> st = row_parts<T>(v, work + row * splits, splits);
-		Fin<A> f = finish(st);
-		set_sum(f, st.s, v.log);
-		chunk_write<T>(x + row * v.n, y + row * v.n, v, mrow, kept, lo, hi, vec, f);
-		return;
+	// Piece p is columns [p % per_row * piece, ...) of row p / per_row.
+	// Without pieces the block's one piece is its chunk. (One loop for
+	// both: two copies of chunk_write spilled on HIP.)
+	// Piece numbers are 32-bit, which holds fewer registers across
+	// chunk_write: pieces and chunks have at least 2048 columns, so 2^32
+	// of them would be over 8e12 elements.
+	i64 piece = chunk;
+	unsigned per_row = (unsigned)splits, p = blockIdx.y * (unsigned)splits + blockIdx.x, total = p + 1;
+	if (SM_SPLIT_PIECES && pieces) {
+		const i64 step = (i64)LongUnroll<T>::fwd * blockDim.x * (vec ? PackWidth<T, 16>::value : 1);
+		const i64 want = (chunk + 15) / 16 > 2 * step ? (chunk + 15) / 16 : 2 * step;
+		piece = (want + step - 1) / step * step;
+		per_row = (unsigned)((v.n + piece - 1) / piece);
+		total = (unsigned)v.rows * per_row;
+		p = split_take(split_counter(work, v, splits));
 	}
-	const i64 step = (i64)LongUnroll<T>::fwd * blockDim.x * (vec ? PackWidth<T, 16>::value : 1);
-	const i64 want = (chunk + 15) / 16 > 2 * step ? (chunk + 15) / 16 : 2 * step;
-	const i64 piece = (want + step - 1) / step * step;
-	const i64 per_row = (v.n + piece - 1) / piece, total = v.rows * per_row;
-	unsigned* counter = split_counter(work, v, splits);
-	i64 row = -1;
+	unsigned row = ~0u;
 	Fin<A> f;
-	for (i64 p = split_take(counter); p < total; p = split_take(counter)) {
+	while (p < total) {
 		if (p / per_row != row) { // pieces come in order: a block changes rows rarely
 			row = p / per_row;
-			const Stats<A> st = row_parts<T>(v, work + row * splits, splits);
+			const Stats<A> st = row_parts<T>(v, work + (i64)row * splits, splits);
 			f = finish(st);
 			set_sum(f, st.s, v.log);
 		}
-		const i64 lo = p % per_row * piece, hi = lo + piece < v.n ? lo + piece : v.n;
+		const i64 lo = (i64)(p % per_row) * piece, hi = lo + piece < v.n ? lo + piece : v.n;
 		const i64 kept = v.kept(row), mrow = v.mask ? v.mask_row(row) : 0;
-		chunk_write<T>(x + row * v.n, y + row * v.n, v, mrow, kept, lo, hi, vec, f);
+		chunk_write<T>(x + (i64)row * v.n, y + (i64)row * v.n, v, mrow, kept, lo, hi, vec, f);
+		p = SM_SPLIT_PIECES && pieces ? split_take(split_counter(work, v, splits)) : total;
 	}
 }
 

@@ -37,6 +37,11 @@ __device__ __forceinline__ sm_bf16 sm_float_to_bf16(float v) { return sm_bf16(v)
 __device__ __forceinline__ float sm_exp2(float v) { return exp2f(v); }
 // sm_exp2_ftz is sm_exp2 where results below 2^-126 may be 0.
 __device__ __forceinline__ float sm_exp2_ftz(float v) { return exp2f(v); }
+// SM_SPLIT_PIECES says whether the split tier's apply kernel has its
+// pieces (long.cuh, fwd_split_apply). HIP's Go side never asks for them
+// (measured on the H200 only), and the pieces' registers made the static
+// chunk spill on gfx906.
+#define SM_SPLIT_PIECES 0
 #else
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
@@ -69,6 +74,7 @@ __device__ __forceinline__ float sm_exp2_ftz(float v) {
 	asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
 	return r;
 }
+#define SM_SPLIT_PIECES 1
 #endif
 
 // sm_async_copy<N> (below, after sm_saddr) copies N bytes (N-aligned at
