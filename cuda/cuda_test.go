@@ -689,8 +689,8 @@ func TestGPUSplit(t *testing.T) {
 	}
 }
 
-// TestGPUSplitPieces runs the split tier's apply kernel on pieces taken
-// from a counter (splitPieces), which dispatch gives only float32 forward
+// TestGPUSplitPieces runs the split tier's pieces kernel, whose blocks take
+// pieces from a counter (splitPieces), which dispatch gives only float32 forward
 // chunks of rows too long to check here, on short rows with every dtype,
 // masks, a causal limit and special values; and checks which launches
 // dispatch gives pieces.
@@ -709,8 +709,8 @@ func TestGPUSplitPieces(t *testing.T) {
 		{BFloat16, []int{4, 1 << 25}, false, false},
 	} {
 		p := planOf(t, d, c.dt, c.shape, c.bwd)
-		if p.tier != TierSplit || (p.group == 1) != c.pieces {
-			t.Errorf("%v %v bwd %v: tier %v, group %d, want the split tier with pieces %v", c.dt, c.shape, c.bwd, p.tier, p.group, c.pieces)
+		if pieces := p.names[len(p.names)-1] == "softmax_fwd_split_pieces_"+c.dt.Suffix(); p.tier != TierSplit || pieces != c.pieces {
+			t.Errorf("%v %v bwd %v: tier %v, kernels %v, want the split tier with pieces %v", c.dt, c.shape, c.bwd, p.tier, p.names, c.pieces)
 		}
 	}
 	defer func(s string) { splitPiecesSetting = s }(splitPiecesSetting)

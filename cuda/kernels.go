@@ -59,6 +59,9 @@ func kernelNames() []string {
 			for _, t := range []string{"cached", "block", "split_stats", "split_apply", "inner", "grid", "cgrid"} {
 				names = append(names, fmt.Sprintf("softmax_%s_%s_%s", dir, t, s))
 			}
+			if dir == "fwd" {
+				names = append(names, "softmax_fwd_split_pieces_"+s)
+			}
 		}
 	}
 	return append(names, gpu.ClusterKernels()...)
@@ -109,9 +112,10 @@ func aligned(bufs []cu.DevicePtr, n int) bool {
 	return true
 }
 
-// splitPieces says whether the split tier's apply kernel hands out pieces
-// of the rows from a counter rather than writing each block's chunk
-// (cukernels/long.cuh, fwd_split_apply): for float32 forward chunks of at
+// splitPieces says whether the split tier writes with its pieces kernel,
+// whose blocks take pieces of the rows from a counter, rather than the
+// apply kernel, which writes each block's chunk (cukernels/long.cuh,
+// fwd_split_pieces): for float32 forward chunks of at
 // least 32 steps (of step columns). Measured on the H200
 // (docs/PERFORMANCE.md, GPU entry 23): at 4x33554432 float32, chunks of 62
 // steps, softmax 453-456 -> 403-412 us and masked 528-533 -> 473-484; at
@@ -570,7 +574,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 			step *= int64(pk)
 		}
 		if splitPieces(c.dt, c.bwd, p.chunk, step) {
-			p.group = 1 // the apply kernel reads it as "take pieces"
+			p.names[1] = d.kernel(c, "split_pieces").name
 		}
 		part := int64(32) // sizeof(Part)
 		if c.bwd {

@@ -672,36 +672,40 @@ __device__ __forceinline__ unsigned split_take(unsigned* counter) {
 	return p;
 }
 
-// fwd_split_apply writes the block's chunk, or with pieces, whatever pieces
-// the block takes: pieces of about chunk/16 columns (whole steps, at least
-// two), handed out in order from split_counter until none is left. Static
-// chunks leave SMs idle at float32 4x33554432 (ncu: the apply kernel's SMs
-// busy for 420 to 614 thousand cycles of 620) as some chunks' writes run a
-// third slower than others; the Go side says which (docs/PERFORMANCE.md,
-// GPU entry 23).
 template <typename T>
-__device__ __forceinline__ void fwd_split_apply(const T* x, T* y, const View& v, bool vec, bool pieces,
-                                                const Part* work, i64 chunk, i64 splits) {
+__device__ __forceinline__ void fwd_split_apply(const T* x, T* y, const View& v, bool vec, const Part* work, i64 chunk,
+                                                i64 splits) {
 	typedef typename Num<T>::acc A;
-	// Piece p is columns [p % per_row * piece, ...) of row p / per_row.
-	// Without pieces the block's one piece is its chunk. (One loop for
-	// both: two copies of chunk_write spilled on HIP.)
-	// Piece numbers are 32-bit, which holds fewer registers across
-	// chunk_write: pieces and chunks have at least 2048 columns, so 2^32
-	// of them would be over 8e12 elements.
-	i64 piece = chunk;
-	unsigned per_row = (unsigned)splits, p = blockIdx.y * (unsigned)splits + blockIdx.x, total = p + 1;
-	if (SM_SPLIT_PIECES && pieces) {
-		const i64 step = (i64)LongUnroll<T>::fwd * blockDim.x * (vec ? PackWidth<T, 16>::value : 1);
-		const i64 want = (chunk + 15) / 16 > 2 * step ? (chunk + 15) / 16 : 2 * step;
-		piece = (want + step - 1) / step * step;
-		per_row = (unsigned)((v.n + piece - 1) / piece);
-		total = (unsigned)v.rows * per_row;
-		p = split_take(split_counter(work, v, splits));
-	}
+	const i64 row = blockIdx.y, b = blockIdx.x;
+	const i64 lo = b * chunk, hi = lo + chunk < v.n ? lo + chunk : v.n;
+	const i64 kept = v.kept(row), mrow = v.mask ? v.mask_row(row) : 0;
+	const Stats<A> st = row_parts<T>(v, work + row * splits, splits);
+	Fin<A> f = finish(st);
+	set_sum(f, st.s, v.log);
+	chunk_write<T>(x + row * v.n, y + row * v.n, v, mrow, kept, lo, hi, vec, f);
+}
+
+// fwd_split_pieces is fwd_split_apply over pieces rather than chunks: the
+// blocks take pieces of about chunk/16 columns (whole steps, at least two)
+// in order from split_counter until none is left. One wave of static
+// chunks left SMs idle at float32 4x33554432 (ncu: the apply kernel's SMs
+// busy for 420 to 614 thousand cycles of 620) as some chunks' writes ran a
+// third slower than others; the Go side says where pieces pay
+// (docs/PERFORMANCE.md, GPU entry 23). Piece numbers are 32-bit: pieces
+// have at least 2048 columns, so 2^32 of them would be over 8e12
+// elements.
+template <typename T>
+__device__ __forceinline__ void fwd_split_pieces(const T* x, T* y, const View& v, bool vec, const Part* work, i64 chunk,
+                                                 i64 splits) {
+	typedef typename Num<T>::acc A;
+	const i64 step = (i64)LongUnroll<T>::fwd * blockDim.x * (vec ? PackWidth<T, 16>::value : 1);
+	const i64 want = (chunk + 15) / 16 > 2 * step ? (chunk + 15) / 16 : 2 * step;
+	const i64 piece = (want + step - 1) / step * step;
+	const unsigned per_row = (unsigned)((v.n + piece - 1) / piece), total = (unsigned)v.rows * per_row;
+	unsigned* counter = split_counter(work, v, splits);
 	unsigned row = ~0u;
 	Fin<A> f;
-	while (p < total) {
+	for (unsigned p = split_take(counter); p < total; p = split_take(counter)) {
 		if (p / per_row != row) { // pieces come in order: a block changes rows rarely
 			row = p / per_row;
 			const Stats<A> st = row_parts<T>(v, work + (i64)row * splits, splits);
@@ -711,7 +715,6 @@ __device__ __forceinline__ void fwd_split_apply(const T* x, T* y, const View& v,
 		const i64 lo = (i64)(p % per_row) * piece, hi = lo + piece < v.n ? lo + piece : v.n;
 		const i64 kept = v.kept(row), mrow = v.mask ? v.mask_row(row) : 0;
 		chunk_write<T>(x + (i64)row * v.n, y + (i64)row * v.n, v, mrow, kept, lo, hi, vec, f);
-		p = SM_SPLIT_PIECES && pieces ? split_take(split_counter(work, v, splits)) : total;
 	}
 }
 

@@ -37,10 +37,9 @@ __device__ __forceinline__ sm_bf16 sm_float_to_bf16(float v) { return sm_bf16(v)
 __device__ __forceinline__ float sm_exp2(float v) { return exp2f(v); }
 // sm_exp2_ftz is sm_exp2 where results below 2^-126 may be 0.
 __device__ __forceinline__ float sm_exp2_ftz(float v) { return exp2f(v); }
-// SM_SPLIT_PIECES says whether the split tier's apply kernel has its
-// pieces (long.cuh, fwd_split_apply). HIP's Go side never asks for them
-// (measured on the H200 only), and the pieces' registers made the static
-// chunk spill on gfx906.
+// SM_SPLIT_PIECES says whether the split tier's pieces kernel is built
+// (long.cuh, fwd_split_pieces): not for HIP, whose Go side does not take
+// it (it was measured on the H200 only).
 #define SM_SPLIT_PIECES 0
 #else
 #include <cuda_fp16.h>

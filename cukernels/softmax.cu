@@ -7,7 +7,8 @@
 // m: masked or causal), pipe1 ... pipe4m (tier 1 with the next row copied
 // ahead into shared memory), clus4, clus4m, cpipe4 (forward) and clus2,
 // clus2m, cpipe2 (backward: tier 1 over a thread block cluster, CUDA only),
-// cached (tier 2), block (tier 3), split_stats and split_apply (tier 4), inner (tier 5),
+// cached (tier 2), block (tier 3), split_stats, split_apply and split_pieces (tier 4;
+// split_pieces forward and CUDA only), inner (tier 5),
 // grid (tier 7, CUDA only), cgrid (tier 8, CUDA only).
 // Every forward kernel takes (x, y, view..., extra...) and every backward
 // kernel (y, dy, dx, view..., extra...), all parameters 8 bytes, so the Go
@@ -80,13 +81,23 @@
 	SM_BWD(block, S, T, SM_MAX_THREADS, (bwd_block<T>(y, dy, dx, v, vec != 0)))                             \
 	SM_FWD(split_stats, S, T, SM_MAX_THREADS, (fwd_split_stats<T>(x, v, vec != 0, (Part *)work, chunk, splits))) \
 	SM_FWD(split_apply, S, T, SM_MAX_THREADS,                                                              \
-	       (fwd_split_apply<T>(x, y, v, vec != 0, group != 0, (const Part *)work, chunk, splits)))                    \
+	       (fwd_split_apply<T>(x, y, v, vec != 0, (const Part *)work, chunk, splits)))                    \
 	SM_BWD(split_stats, S, T, SM_MAX_THREADS,                                                              \
 	       (bwd_split_stats<T>(y, dy, v, vec != 0, (GradPart *)work, chunk, splits)))                     \
 	SM_BWD(split_apply, S, T, SM_MAX_THREADS,                                                              \
 	       (bwd_split_apply<T>(y, dy, dx, v, vec != 0, (const GradPart *)work, chunk, splits)))           \
 	SM_FWD(inner, S, T, SM_MAX_THREADS, (fwd_inner<T>(x, y, v)))                                            \
-	SM_BWD(inner, S, T, SM_MAX_THREADS, (bwd_inner<T>(y, dy, dx, v)))
+	SM_BWD(inner, S, T, SM_MAX_THREADS, (bwd_inner<T>(y, dy, dx, v)))                                       \
+	SM_PIECES(S, T)
+
+// The split tier's pieces kernel (CUDA only: SM_SPLIT_PIECES, port.cuh).
+#if SM_SPLIT_PIECES
+#define SM_PIECES(S, T)                                                                                    \
+	SM_FWD(split_pieces, S, T, SM_MAX_THREADS,                                                             \
+	       (fwd_split_pieces<T>(x, y, v, vec != 0, (const Part *)work, chunk, splits)))
+#else
+#define SM_PIECES(S, T)
+#endif
 
 // Forward K = 1, 2, 4 and backward K = 1, 2, 4 (internal/gpu.RowsKs):
 // more would spill at 64 registers per thread (float32 forward K = 8 and

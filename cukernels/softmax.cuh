@@ -329,9 +329,7 @@ struct View {
 };
 
 // The kernel parameters, every one 8 bytes (gorgonia.org/cu copies 8 bytes
-// per parameter). The Go side passes them in this order. group is the
-// threads per row of tiers 1 and 6; the split tier's apply kernel reads it
-// as whether to take pieces (fwd_split_apply).
+// per parameter). The Go side passes them in this order.
 #define SM_VIEW_PARAMS                                                                          \
 	i64 rows, i64 n, i64 inner, double scale, i64 log, i64 causal_rows, i64 causal_offset,  \
 	    const unsigned char *mask, i64 mstride, i64 mo_size0, i64 mo_size1, i64 mo_size2,    \
