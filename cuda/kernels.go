@@ -115,14 +115,15 @@ func aligned(bufs []cu.DevicePtr, n int) bool {
 // splitPieces says whether the split tier writes with its pieces kernel,
 // whose blocks take pieces of the rows from a counter, rather than the
 // apply kernel, which writes each block's chunk (cukernels/long.cuh,
-// fwd_split_pieces): for float32 forward chunks of at
-// least 32 steps (of step columns). Measured on the H200
-// (docs/PERFORMANCE.md, GPU entry 23): at 4x33554432 float32, chunks of 62
-// steps, softmax 453-456 -> 403-412 us and masked 528-533 -> 473-484; at
-// 4x8388608, chunks of 15.5 steps, 2-3% slower; the half types 0-2% faster
-// (float16) or 4-5% slower (bfloat16) at 4x33554432 and 12-20% slower at
-// 4x8388608, so they keep their chunks. Where between 15.5 and 62 steps
-// pieces start to pay was not measured. Backward has no such kernel.
+// fwd_split_pieces): for float32 forward chunks of at least 32 steps (of
+// step columns). Measured on the H200 with the kept form
+// (docs/PERFORMANCE.md, GPU entry 23, call 4 and the 8fa6f56 run): at
+// 4x33554432 float32, chunks of 62 steps, softmax 453-456 -> 402-403 us
+// and masked 528-533 -> 472-473; at 4x8388608 float32, chunks of 15.5
+// steps, 2% slower (masked 0.7%); float16 2-3% faster and bfloat16 4-5%
+// slower at 4x33554432, both 12-20% slower at 4x8388608, so the half
+// types keep their chunks. Where between 15.5 and 62 steps pieces start
+// to pay was not measured. Backward has no such kernel.
 // SOFTMAX_SPLIT_PIECES=0 turns pieces off, 1 on for every forward split
 // (a tuning knob for benchmarks and tests, read once at start).
 func splitPieces(dt Dtype, bwd bool, chunk, step int64) bool {
@@ -580,7 +581,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		if c.bwd {
 			part = 8 // sizeof(GradPart)
 		}
-		p.work = (rows*p.splits + 1) * part // and a slot for the apply kernel's piece counter
+		p.work = (rows*p.splits + 1) * part // and a slot for the pieces kernel's counter, which the statistics kernel zeroes
 	case TierGrid:
 		g, _ := d.gridShape(c)
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)

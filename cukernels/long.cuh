@@ -625,10 +625,11 @@ __device__ __forceinline__ void bwd_block(const T* y, const T* dy, T* dx, const 
 // would leave most multiprocessors idle. Grid (splits, rows): block b owns
 // columns [b*chunk, (b+1)*chunk) of its row. The stats kernel writes each
 // block's Part to the workspace; the apply kernel merges the row's parts
-// (every block redoes this small merge) and writes its own columns. Limit:
-// rows <= 65535 (the grid's y dimension).
+// (every block redoes this small merge) and writes its own columns, or
+// the pieces kernel (CUDA) writes pieces that its blocks take from a
+// counter. Limit: rows <= 65535 (the grid's y dimension).
 
-// split_counter is the apply kernel's piece counter: the first word of the
+// split_counter is the pieces kernel's counter: the first word of the
 // workspace slot after the Parts.
 __device__ __forceinline__ unsigned* split_counter(const Part* work, const View& v, i64 splits) {
 	return const_cast<unsigned*>(reinterpret_cast<const unsigned*>(work + v.rows * splits));
@@ -644,7 +645,7 @@ __device__ __forceinline__ void fwd_split_stats(const T* x, const View& v, bool 
 	chunk_stats<T>(x + row * v.n, v, mrow, kept, lo, hi, vec, st);
 	st = block_reduce(st, MergeOp<T>{v.ex}, stats_init<A>());
 	if (threadIdx.x == 0) work[row * splits + b] = Part{(double)st.m, (double)st.s, st.nan, st.infs};
-	// The apply kernel, which runs after this one, may hand out pieces
+	// The pieces kernel, which may run after this one, hands out pieces
 	// from a counter in the slot after the Parts.
 	if (row == 0 && b == 0 && threadIdx.x == 0) *split_counter(work, v, splits) = 0;
 }

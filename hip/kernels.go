@@ -222,7 +222,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		if c.bwd {
 			part = 8 // sizeof(GradPart)
 		}
-		p.work = (rows*p.splits + 1) * part // and a slot for the apply kernel's piece counter
+		p.work = (rows*p.splits + 1) * part // and the slot of CUDA's pieces counter, which the shared statistics kernel zeroes
 	case TierInner:
 		p.names = []string{d.kernel(c, "inner").name}
 		p.threads = innerThreads
