@@ -419,11 +419,11 @@ func (d *Device) Describe(t Dtype, shape []int, bwd bool, bufs []cu.DevicePtr, m
 		}
 		s = fmt.Sprintf("tier %d %v, %d kernel(s), grid %dx%d, %d threads, smem %d, %s",
 			int(p.tier), p.tier, len(p.names), p.grid[0], p.grid[1], p.threads, p.smem, vec)
-		if p.tier == TierSplit && strings.Contains(p.names[len(p.names)-1], "split_pieces") {
-			s += ", pieces"
-		}
 		if p.tier == TierSplit {
 			s += fmt.Sprintf(", %d splits of %d", p.splits, p.chunk)
+			if strings.Contains(p.names[1], "split_pieces") {
+				s += ", pieces"
+			}
 		}
 		return nil
 	})
