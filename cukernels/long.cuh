@@ -85,11 +85,29 @@ template <typename T> struct LongExp {
 template <> struct LongExp<float> {
 	static __device__ __forceinline__ float of(float x, float m, const Expo& e) { return row_exp<float>(x, m, e); }
 };
+// float16 takes the .ftz exponential (one MUFU.EX2 where sm_exp2 takes
+// four more instructions for results below 2^-126, which round to 0 in
+// float16 anyway); bfloat16 keeps them (its range is float32's).
 template <> struct LongExp<sm_half> {
-	static __device__ __forceinline__ float of(float x, float m, const Expo& e) { return sm_exp2((x - m) * e.hi); }
+	static __device__ __forceinline__ float of(float x, float m, const Expo& e) { return sm_exp2_ftz((x - m) * e.hi); }
 };
 template <> struct LongExp<sm_bf16> {
 	static __device__ __forceinline__ float of(float x, float m, const Expo& e) { return sm_exp2((x - m) * e.hi); }
+};
+
+// LongSumExp is LongExp for the terms of a statistics sum, which only
+// ever adds them up: every type may flush terms below 2^-126, since the
+// row's sum is at least 1 (its maximum's term) and n such terms change it
+// by under n*2^-126. The half types' statistics kernels were bound by
+// instructions (docs/PERFORMANCE.md, GPU entry 24).
+template <typename T> struct LongSumExp {
+	static __device__ __forceinline__ typename Num<T>::acc of(typename Num<T>::acc x, typename Num<T>::acc m,
+	                                                        const Expo& e) {
+		return LongExp<T>::of(x, m, e);
+	}
+};
+template <> struct LongSumExp<sm_bf16> {
+	static __device__ __forceinline__ float of(float x, float m, const Expo& e) { return sm_exp2_ftz((x - m) * e.hi); }
 };
 
 // long_max is the larger of a and b where b is not NaN, a NaN a counting
@@ -241,7 +259,7 @@ __device__ __forceinline__ void group_stats(Stats<typename Num<T>::acc>& st, con
 		for (int u = 0; u < G; ++u)
 #pragma unroll
 			for (int j = 0; j < P; ++j) // -Inf gives 0, NaN NaN
-				e[u * P + j] = LongExp<T>::of(s.x(u0 + u, j), m, ex);
+				e[u * P + j] = LongSumExp<T>::of(s.x(u0 + u, j), m, ex);
 		const A sb = LongTreeSum<G * P>::of(e);
 		if (sb == sb) {
 			if (m > st.m) { // st.m == -Inf has st.s == 0 and a factor 0
