@@ -145,6 +145,21 @@ template <int U> struct LongWalk {
 	__device__ __forceinline__ int off(int u) const { return t + u * step; }
 };
 
+// LongTiles is LongWalk over one block's share of a row in the split
+// tier's forward kernels: steps stride packs apart. With splits blocks a
+// row, block b takes steps b, b + splits, b + 2*splits, ... (stride =
+// splits steps), so at any moment the grid reads about splits steps of
+// contiguous memory a row. Chunks of contiguous steps a block (the form
+// before) read splits regions a row at once, far apart: the half types'
+// 4x33554432 rows took 10% longer that way, 4x8388608 5%
+// (docs/PERFORMANCE.md, GPU entry 25). A Part folds whatever columns its
+// block saw; the merge does not depend on which.
+template <int U> struct LongTiles : LongWalk<U> {
+	i64 stride;
+	__device__ __forceinline__ LongTiles(i64 first, i64 phi_, i64 stride_) : LongWalk<U>(first, phi_), stride(stride_) {}
+	__device__ __forceinline__ void next() { this->bk += stride; }
+};
+
 // LongPacks is one step of a thread: U packs of P elements as loaded
 // (converted to the compute type only where each value is used, which
 // keeps the half types at 4 registers a pack) and, unless ALL (every
@@ -229,6 +244,16 @@ template <typename T, int P> __device__ __forceinline__ Pack<T, P> long_pack_of(
 	return o;
 }
 
+// fill_rest writes o to this thread's packs of the walk's steps from w.bk
+// on.
+template <typename T, int P, int U>
+__device__ __forceinline__ void fill_rest(T* p, const LongWalk<U>& w, const Pack<T, P>& o) {
+	long_fill<T, P>(p, w.bk, w.phi, o);
+}
+template <typename T, int P, int U> __device__ __forceinline__ void fill_rest(T* p, LongTiles<U> w, const Pack<T, P>& o) {
+	for (; w.bk < w.phi; w.next()) long_fill<T, P>(p, w.bk, w.bk + w.left(), o);
+}
+
 // group_stats folds packs [u0, u0 + G) of a step into st: the batch of the
 // fast path is G packs, at most 16 values, so that the values converted
 // for the maximum stay in registers for the exponentials (32 float32
@@ -290,12 +315,12 @@ __device__ __forceinline__ void step_stats(Stats<typename Num<T>::acc>& st, cons
 	for (int u0 = 0; u0 < U; u0 += G) group_stats<G>(st, s, u0, ex);
 }
 
-// stats_packs folds packs [plo, phi) of P columns into st.
-template <typename T, int P>
-__device__ __forceinline__ void stats_packs(const T* xr, const View& v, const LongKeep& ck, i64 plo, i64 phi,
+// stats_packs folds the packs of P columns that walk w (LongWalk or
+// LongTiles) steps over into st.
+template <typename T, int P, typename Walk>
+__device__ __forceinline__ void stats_packs(const T* xr, const View& v, const LongKeep& ck, Walk w,
                                             Stats<typename Num<T>::acc>& st) {
 	constexpr int U = LongUnroll<T>::fwd;
-	LongWalk<U> w(plo, phi);
 	for (; w.full(ck.pfull); w.next()) {
 		LongPacks<T, P, U, true> s;
 		s.load(xr, w);
@@ -314,9 +339,19 @@ __device__ __forceinline__ void stats_packs(const T* xr, const View& v, const Lo
 template <typename T>
 __device__ __forceinline__ void chunk_stats(const T* xr, const View& v, i64 mrow, i64 kept, i64 lo, i64 hi,
                                             bool vec, Stats<typename Num<T>::acc>& st) {
-	constexpr int P = PackWidth<T, 16>::value;
-	if (vec) stats_packs<T, P>(xr, v, long_keep<P>(v, mrow, kept, lo, hi), lo / P, hi / P, st);
-	else stats_packs<T, 1>(xr, v, long_keep<1>(v, mrow, kept, lo, hi), lo, hi, st);
+	constexpr int P = PackWidth<T, 16>::value, U = LongUnroll<T>::fwd;
+	if (vec) stats_packs<T, P>(xr, v, long_keep<P>(v, mrow, kept, lo, hi), LongWalk<U>(lo / P, hi / P), st);
+	else stats_packs<T, 1>(xr, v, long_keep<1>(v, mrow, kept, lo, hi), LongWalk<U>(lo, hi), st);
+}
+
+// tiles_stats folds block b's steps of a row (LongTiles) into st.
+template <typename T>
+__device__ __forceinline__ void tiles_stats(const T* xr, const View& v, i64 mrow, i64 kept, i64 b, i64 splits,
+                                            bool vec, Stats<typename Num<T>::acc>& st) {
+	constexpr int P = PackWidth<T, 16>::value, U = LongUnroll<T>::fwd;
+	const i64 span = (i64)U * blockDim.x;
+	if (vec) stats_packs<T, P>(xr, v, long_keep<P>(v, mrow, kept, 0, v.n), LongTiles<U>(b * span, v.n / P, splits * span), st);
+	else stats_packs<T, 1>(xr, v, long_keep<1>(v, mrow, kept, 0, v.n), LongTiles<U>(b * span, v.n, splits * span), st);
 }
 
 // Output modes of the forward write, by the kind of row (fwd_out's cases
@@ -352,14 +387,14 @@ __device__ __forceinline__ void write_step(const LongPacks<T, P, U, ALL>& s, T* 
 	}
 }
 
-// write_packs writes packs [plo, phi) of y; past the causal limit, and in
-// rows with nothing kept, the output is that of a masked entry.
-template <typename T, int P, int MODE>
-__device__ __forceinline__ void write_packs(const T* xr, T* yr, const View& v, const LongKeep& ck, i64 plo, i64 phi,
+// write_packs writes the packs of y that walk w steps over; past the
+// causal limit, and in rows with nothing kept, the output is that of a
+// masked entry.
+template <typename T, int P, int MODE, typename Walk>
+__device__ __forceinline__ void write_packs(const T* xr, T* yr, const View& v, const LongKeep& ck, Walk w,
                                             const Fin<typename Num<T>::acc>& f, typename Num<T>::acc c) {
 	typedef typename Num<T>::acc A;
 	constexpr int U = LongUnroll<T>::fwd;
-	LongWalk<U> w(plo, phi);
 	for (; w.full(ck.pfull); w.next()) {
 		LongPacks<T, P, U, true> s;
 		s.load(xr, w);
@@ -371,36 +406,45 @@ __device__ __forceinline__ void write_packs(const T* xr, T* yr, const View& v, c
 		s.keep(ck, w);
 		write_step<T, P, U, MODE>(s, yr, w, v, f, c);
 	}
-	long_fill<T, P>(yr, w.bk, phi, long_pack_of<T, P>(v.log ? -sm_inf<A>() : A(0)));
+	fill_rest<T, P>(yr, w, long_pack_of<T, P>(v.log ? -sm_inf<A>() : A(0)));
 }
 
-template <typename T, int P>
-__device__ __forceinline__ void write_chunk(const T* xr, T* yr, const View& v, const LongKeep& ck, i64 plo, i64 phi,
+template <typename T, int P, typename Walk>
+__device__ __forceinline__ void write_chunk(const T* xr, T* yr, const View& v, const LongKeep& ck, const Walk& w,
                                            const Fin<typename Num<T>::acc>& f) {
 	typedef typename Num<T>::acc A;
 	switch (f.kind) {
 	case ROW_NORMAL:
-		if (v.log) write_packs<T, P, LONG_LOG>(xr, yr, v, ck, plo, phi, f, A(0));
-		else write_packs<T, P, LONG_EXP>(xr, yr, v, ck, plo, phi, f, A(0));
+		if (v.log) write_packs<T, P, LONG_LOG>(xr, yr, v, ck, w, f, A(0));
+		else write_packs<T, P, LONG_EXP>(xr, yr, v, ck, w, f, A(0));
 		break;
 	case ROW_NAN:
-		write_packs<T, P, LONG_NAN>(xr, yr, v, ck, plo, phi, f, A(0));
+		write_packs<T, P, LONG_NAN>(xr, yr, v, ck, w, f, A(0));
 		break;
 	case ROW_INF:
-		write_packs<T, P, LONG_INF>(xr, yr, v, ck, plo, phi, f,
-		                            v.log ? A(-log((double)f.infs)) : A(1.0 / f.infs));
+		write_packs<T, P, LONG_INF>(xr, yr, v, ck, w, f, v.log ? A(-log((double)f.infs)) : A(1.0 / f.infs));
 		break;
 	default: // nothing kept: every output is a masked one
-		long_fill<T, P>(yr, plo, phi, long_pack_of<T, P>(v.log ? -sm_inf<A>() : A(0)));
+		fill_rest<T, P>(yr, w, long_pack_of<T, P>(v.log ? -sm_inf<A>() : A(0)));
 	}
 }
 
 template <typename T>
 __device__ __forceinline__ void chunk_write(const T* xr, T* yr, const View& v, i64 mrow, i64 kept, i64 lo, i64 hi,
                                             bool vec, const Fin<typename Num<T>::acc>& f) {
-	constexpr int P = PackWidth<T, 16>::value;
-	if (vec) write_chunk<T, P>(xr, yr, v, long_keep<P>(v, mrow, kept, lo, hi), lo / P, hi / P, f);
-	else write_chunk<T, 1>(xr, yr, v, long_keep<1>(v, mrow, kept, lo, hi), lo, hi, f);
+	constexpr int P = PackWidth<T, 16>::value, U = LongUnroll<T>::fwd;
+	if (vec) write_chunk<T, P>(xr, yr, v, long_keep<P>(v, mrow, kept, lo, hi), LongWalk<U>(lo / P, hi / P), f);
+	else write_chunk<T, 1>(xr, yr, v, long_keep<1>(v, mrow, kept, lo, hi), LongWalk<U>(lo, hi), f);
+}
+
+// tiles_write writes block b's steps of a row (tiles_stats' steps).
+template <typename T>
+__device__ __forceinline__ void tiles_write(const T* xr, T* yr, const View& v, i64 mrow, i64 kept, i64 b, i64 splits,
+                                            bool vec, const Fin<typename Num<T>::acc>& f) {
+	constexpr int P = PackWidth<T, 16>::value, U = LongUnroll<T>::fwd;
+	const i64 span = (i64)U * blockDim.x;
+	if (vec) write_chunk<T, P>(xr, yr, v, long_keep<P>(v, mrow, kept, 0, v.n), LongTiles<U>(b * span, v.n / P, splits * span), f);
+	else write_chunk<T, 1>(xr, yr, v, long_keep<1>(v, mrow, kept, 0, v.n), LongTiles<U>(b * span, v.n, splits * span), f);
 }
 
 // The statistics of a backward chunk (GradMode): softmax's sum of y*dy;
@@ -640,12 +684,14 @@ __device__ __forceinline__ void bwd_block(const T* y, const T* dy, T* dx, const 
 
 // ------------------------------------------------- tier 4: split rows --
 // Few rows with very many columns (4 x 1M, 4 x 33M): one block per row
-// would leave most multiprocessors idle. Grid (splits, rows): block b owns
-// columns [b*chunk, (b+1)*chunk) of its row. The stats kernel writes each
-// block's Part to the workspace; the apply kernel merges the row's parts
-// (every block redoes this small merge) and writes its own columns, or
-// the pieces kernel (CUDA) writes pieces that its blocks take from a
-// counter. Limit: rows <= 65535 (the grid's y dimension).
+// would leave most multiprocessors idle. Grid (splits, rows). Forward:
+// block b takes every splits-th step of its row from step b on
+// (LongTiles); the stats kernel writes each block's Part to the
+// workspace; the apply kernel merges the row's parts (every block redoes
+// this small merge) and writes the block's steps, or the pieces kernel
+// (CUDA) writes pieces of about chunk/16 columns that its blocks take from
+// a counter. Backward: block b owns columns [b*chunk, (b+1)*chunk) of its
+// row in both kernels. Limit: rows <= 65535 (the grid's y dimension).
 
 // split_counter is the pieces kernel's counter: the first word of the
 // workspace slot after the Parts.
@@ -654,13 +700,12 @@ __device__ __forceinline__ unsigned* split_counter(const Part* work, const View&
 }
 
 template <typename T>
-__device__ __forceinline__ void fwd_split_stats(const T* x, const View& v, bool vec, Part* work, i64 chunk, i64 splits) {
+__device__ __forceinline__ void fwd_split_stats(const T* x, const View& v, bool vec, Part* work, i64 splits) {
 	typedef typename Num<T>::acc A;
 	const i64 row = blockIdx.y, b = blockIdx.x;
-	const i64 lo = b * chunk, hi = lo + chunk < v.n ? lo + chunk : v.n;
 	const i64 kept = v.kept(row), mrow = v.mask ? v.mask_row(row) : 0;
 	Stats<A> st = stats_init<A>();
-	chunk_stats<T>(x + row * v.n, v, mrow, kept, lo, hi, vec, st);
+	tiles_stats<T>(x + row * v.n, v, mrow, kept, b, splits, vec, st);
 	st = block_reduce(st, MergeOp<T>{v.ex}, stats_init<A>());
 	if (threadIdx.x == 0) work[row * splits + b] = Part{(double)st.m, (double)st.s, st.nan, st.infs};
 	// The pieces kernel, which may run after this one, hands out pieces
@@ -692,16 +737,15 @@ __device__ __forceinline__ unsigned split_take(unsigned* counter) {
 }
 
 template <typename T>
-__device__ __forceinline__ void fwd_split_apply(const T* x, T* y, const View& v, bool vec, const Part* work, i64 chunk,
+__device__ __forceinline__ void fwd_split_apply(const T* x, T* y, const View& v, bool vec, const Part* work,
                                                 i64 splits) {
 	typedef typename Num<T>::acc A;
 	const i64 row = blockIdx.y, b = blockIdx.x;
-	const i64 lo = b * chunk, hi = lo + chunk < v.n ? lo + chunk : v.n;
 	const i64 kept = v.kept(row), mrow = v.mask ? v.mask_row(row) : 0;
 	const Stats<A> st = row_parts<T>(v, work + row * splits, splits);
 	Fin<A> f = finish(st);
 	set_sum(f, st.s, v.log);
-	chunk_write<T>(x + row * v.n, y + row * v.n, v, mrow, kept, lo, hi, vec, f);
+	tiles_write<T>(x + row * v.n, y + row * v.n, v, mrow, kept, b, splits, vec, f);
 }
 
 // fwd_split_pieces is fwd_split_apply over pieces rather than chunks: the

@@ -79,9 +79,9 @@
 	SM_BWD(cached, S, T, SM_MAX_THREADS, (bwd_cached<T>(y, dy, dx, v, vec != 0)))                           \
 	SM_FWD(block, S, T, SM_MAX_THREADS, (fwd_block<T>(x, y, v, vec != 0)))                                  \
 	SM_BWD(block, S, T, SM_MAX_THREADS, (bwd_block<T>(y, dy, dx, v, vec != 0)))                             \
-	SM_FWD(split_stats, S, T, SM_MAX_THREADS, (fwd_split_stats<T>(x, v, vec != 0, (Part *)work, chunk, splits))) \
+	SM_FWD(split_stats, S, T, SM_MAX_THREADS, (fwd_split_stats<T>(x, v, vec != 0, (Part *)work, splits))) \
 	SM_FWD(split_apply, S, T, SM_MAX_THREADS,                                                              \
-	       (fwd_split_apply<T>(x, y, v, vec != 0, (const Part *)work, chunk, splits)))                    \
+	       (fwd_split_apply<T>(x, y, v, vec != 0, (const Part *)work, splits)))                           \
 	SM_BWD(split_stats, S, T, SM_MAX_THREADS,                                                              \
 	       (bwd_split_stats<T>(y, dy, v, vec != 0, (GradPart *)work, chunk, splits)))                     \
 	SM_BWD(split_apply, S, T, SM_MAX_THREADS,                                                              \
