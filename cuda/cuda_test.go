@@ -671,16 +671,22 @@ func TestGPUSharedMemoryBoundary(t *testing.T) {
 }
 
 // TestGPUSplit covers tier 4: few very long rows, and the row count at
-// which dispatch stops splitting.
+// which dispatch stops splitting. The forward kernels walk every
+// splits-th step of a row (LongTiles): 1<<20+8 columns are aligned for the
+// 16-byte packs and end in a partial step, so blocks take one or two
+// steps, the last only 8 columns; at splitMinN some blocks take none.
 func TestGPUSplit(t *testing.T) {
 	d := device(t)
 	rng := rand.New(rand.NewPCG(4, 4))
 	for _, dt := range dtypes {
-		for j, n := range []int{splitMinN - 1, splitMinN, 1<<20 + 3} {
-			run(t, d, rowsProblem(rng, 3, n, []int{0, 5, 1}[j]), dt, TierAuto, TierSplit, TierBlock)
+		for j, n := range []int{splitMinN - 1, splitMinN, 1<<20 + 3, 1<<20 + 8} {
+			run(t, d, rowsProblem(rng, 3, n, []int{0, 5, 1, 4}[j]), dt, TierAuto, TierSplit, TierBlock)
 		}
 		if testing.Short() {
 			continue
+		}
+		for _, variant := range []int{2, 3} {
+			run(t, d, rowsProblem(rng, 3, 1<<20+8, variant), dt, TierSplit)
 		}
 		for _, rows := range []int{splitRowsPer*d.sms - 1, splitRowsPer * d.sms} {
 			run(t, d, rowsProblem(rng, rows, splitMinN, 4), dt, TierAuto)
