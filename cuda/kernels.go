@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/bits"
 	"os"
+	"strconv"
 
 	"gorgonia.org/cu"
 
@@ -137,6 +138,12 @@ func splitPieces(dt Dtype, bwd bool, chunk, step int64) bool {
 }
 
 var splitPiecesSetting = os.Getenv("SOFTMAX_SPLIT_PIECES")
+
+// splitThreadsSetting is SOFTMAX_SPLIT_THREADS: 256, 512 or 1024 threads
+// a block for every split launch, one wave of 1024 threads an SM (a
+// tuning knob for benchmarks, read once at start; other values are
+// ignored).
+var splitThreadsSetting, _ = strconv.Atoi(os.Getenv("SOFTMAX_SPLIT_THREADS"))
 
 // planTier is the dispatch rule: which tier computes c, unless the caller
 // forces one.
@@ -565,6 +572,10 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		if ceilDiv(n, splits) > 65536 {
 			p.threads = 512
 			splits = max(1, min(ceilDiv(2*int64(d.sms), rows), ceilDiv(n, 2048)))
+		}
+		if t := splitThreadsSetting; t == 256 || t == 512 || t == 1024 {
+			p.threads = t
+			splits = max(1, min(ceilDiv(int64(1024/t*d.sms), rows), ceilDiv(n, 2048)))
 		}
 		p.chunk = ceilDiv(ceilDiv(n, splits), int64(pk)) * int64(pk)
 		p.splits = ceilDiv(n, p.chunk)
