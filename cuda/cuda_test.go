@@ -403,7 +403,7 @@ func randomProblem(rng *rand.Rand, masked bool) reference.Problem {
 // rowsProblem is rows x n over the last axis with a variant: 0 plain,
 // 1 full mask with a fully masked row, 2 broadcast column mask, 3 causal,
 // 4 causal and mask, 5 special values (NaN, +Inf, -Inf rows), 6 log
-// softmax with scale and special values.
+// softmax with scale and special values, 7 causal with the limit mid-row.
 func rowsProblem(rng *rand.Rand, rows, n, variant int) problem {
 	p := problem{name: fmt.Sprintf("rows%dx%d/v%d", rows, n, variant), axis: -1,
 		spec: reference.Spec{Shape: []int{rows, n}, Axis: 1, Scale: 1}}
@@ -434,6 +434,8 @@ func rowsProblem(rng *rand.Rand, rows, n, variant int) problem {
 	case 4:
 		p.spec.Causal, p.spec.Offset = true, n-rows
 		fullMask()
+	case 7: // a causal limit in the middle of every row
+		p.spec.Causal, p.spec.Offset = true, n/2+rng.IntN(7)
 	case 5, 6:
 		for r := range rows {
 			row := p.x[r*n : (r+1)*n]
@@ -673,8 +675,10 @@ func TestGPUSharedMemoryBoundary(t *testing.T) {
 // TestGPUSplit covers tier 4: few very long rows, and the row count at
 // which dispatch stops splitting. The forward kernels walk every
 // splits-th step of a row (LongTiles): 1<<20+8 columns are aligned for the
-// 16-byte packs and end in a partial step, so blocks take one or two
-// steps, the last only 8 columns; at splitMinN some blocks take none.
+// 16-byte packs and end in a partial step of 8 columns; on the H200 (176
+// blocks a row for 3 rows) float32 blocks take one or two steps, float64
+// two or three, and the half types' 129 steps leave 47 blocks a row
+// without one, as splitMinN columns do for all but float64.
 func TestGPUSplit(t *testing.T) {
 	d := device(t)
 	rng := rand.New(rand.NewPCG(4, 4))
@@ -685,7 +689,9 @@ func TestGPUSplit(t *testing.T) {
 		if testing.Short() {
 			continue
 		}
-		for _, variant := range []int{2, 3} {
+		// Unmasked (full steps, then the partial one), a broadcast mask
+		// row, a causal limit near the start and one mid-row.
+		for _, variant := range []int{0, 2, 3, 7} {
 			run(t, d, rowsProblem(rng, 3, 1<<20+8, variant), dt, TierSplit)
 		}
 		for _, rows := range []int{splitRowsPer*d.sms - 1, splitRowsPer * d.sms} {

@@ -88,7 +88,7 @@ type plan struct {
 	vec     bool
 	group   int   // rows and cluster tiers: threads per row
 	cluster int   // cluster and cgrid tiers: blocks per cluster
-	chunk   int64 // split, grid and cgrid tiers: columns per block
+	chunk   int64 // split, grid and cgrid tiers: columns per block (split forward: the pieces kernel's base; the other two walk steps)
 	splits  int64 // split, grid and cgrid tiers: blocks per row
 	work    int64 // split and grid tiers: workspace bytes
 	coop    bool  // grid tier: a cooperative launch
@@ -115,7 +115,7 @@ func aligned(bufs []cu.DevicePtr, n int) bool {
 
 // splitPieces says whether the split tier writes with its pieces kernel,
 // whose blocks take pieces of the rows from a counter, rather than the
-// apply kernel, which writes each block's chunk (cukernels/long.cuh,
+// apply kernel, which writes each block's steps (cukernels/long.cuh,
 // fwd_split_pieces): for float32 forward chunks of at least 32 steps (of
 // step columns). Measured on the H200 with the kept form
 // (docs/PERFORMANCE.md, GPU entry 23, call 4 and the 8fa6f56 run): at

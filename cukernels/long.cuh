@@ -98,8 +98,9 @@ template <> struct LongExp<sm_bf16> {
 // LongSumExp is LongExp for the terms of a statistics sum, which only
 // ever adds them up: every type may flush terms below 2^-126, since the
 // row's sum is at least 1 (its maximum's term) and n such terms change it
-// by under n*2^-126. The half types' statistics kernels were bound by
-// instructions (docs/PERFORMANCE.md, GPU entry 24).
+// by under n*2^-126. It cut the half types' statistics kernels by a
+// sixth of their instructions and the split rows by 1-3%
+// (docs/PERFORMANCE.md, GPU entry 24).
 template <typename T> struct LongSumExp {
 	static __device__ __forceinline__ typename Num<T>::acc of(typename Num<T>::acc x, typename Num<T>::acc m,
 	                                                        const Expo& e) {
@@ -748,10 +749,10 @@ __device__ __forceinline__ void fwd_split_apply(const T* x, T* y, const View& v,
 	tiles_write<T>(x + row * v.n, y + row * v.n, v, mrow, kept, b, splits, vec, f);
 }
 
-// fwd_split_pieces is fwd_split_apply over pieces rather than chunks: the
-// blocks take pieces of about chunk/16 columns (whole steps, at least two)
-// in order from split_counter until none is left. One wave of static
-// chunks left SMs idle at float32 4x33554432 (ncu: the apply kernel's SMs
+// fwd_split_pieces is fwd_split_apply over pieces rather than each
+// block's steps (LongTiles): the blocks take pieces of about chunk/16
+// columns (whole steps, at least two) in order from split_counter until
+// none is left. One wave of static chunks (before LongTiles) left SMs idle at float32 4x33554432 (ncu: the apply kernel's SMs
 // busy for 420 to 614 thousand cycles of 620) as some chunks' writes ran a
 // third slower than others; the Go side says where pieces pay
 // (docs/PERFORMANCE.md, GPU entry 23). Piece numbers are 32-bit: pieces

@@ -76,7 +76,7 @@ type plan struct {
 	smem    int
 	vec     bool
 	group   int   // rows tier: threads per row
-	chunk   int64 // split tier: columns per block
+	chunk   int64 // split tier: columns per block (backward; the forward kernels walk steps, LongTiles)
 	splits  int64
 	work    int64 // split tier: workspace bytes
 }
