@@ -752,9 +752,10 @@ __device__ __forceinline__ void fwd_split_apply(const T* x, T* y, const View& v,
 // fwd_split_pieces is fwd_split_apply over pieces rather than each
 // block's steps (LongTiles): the blocks take pieces of about chunk/16
 // columns (whole steps, at least two) in order from split_counter until
-// none is left. One wave of static chunks (before LongTiles) left SMs idle at float32 4x33554432 (ncu: the apply kernel's SMs
-// busy for 420 to 614 thousand cycles of 620) as some chunks' writes ran a
-// third slower than others; the Go side says where pieces pay
+// none is left. One wave of static chunks (before LongTiles) left SMs
+// idle at float32 4x33554432 (ncu: the apply kernel's SMs busy for 420 to
+// 614 thousand cycles of 620) as some chunks' writes ran a third slower
+// than others; the Go side says where pieces pay
 // (docs/PERFORMANCE.md, GPU entry 23). Piece numbers are 32-bit: pieces
 // have at least 2048 columns, so 2^32 of them would be over 8e12
 // elements.
