@@ -142,7 +142,8 @@ var splitPiecesSetting = os.Getenv("SOFTMAX_SPLIT_PIECES")
 // splitThreadsSetting is SOFTMAX_SPLIT_THREADS: 256, 512 or 1024 threads
 // a block for every split launch, one wave of 1024 threads an SM (a
 // tuning knob for benchmarks, read once at start; other values are
-// ignored).
+// ignored). A kernel bounded below the setting runs at its bound on the
+// grid computed for the setting (the split kernels are bounded at 1024).
 var splitThreadsSetting, _ = strconv.Atoi(os.Getenv("SOFTMAX_SPLIT_THREADS"))
 
 // planTier is the dispatch rule: which tier computes c, unless the caller
