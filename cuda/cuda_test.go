@@ -681,6 +681,10 @@ func TestGPUSharedMemoryBoundary(t *testing.T) {
 // without one, as splitMinN columns do for all but float64.
 func TestGPUSplit(t *testing.T) {
 	d := device(t)
+	// The two-kernel form; TestGPUSplitFused runs the fused kernel, which
+	// dispatch takes for most forward rows here.
+	defer func(s string) { splitFusedSetting = s }(splitFusedSetting)
+	splitFusedSetting = "0"
 	rng := rand.New(rand.NewPCG(4, 4))
 	for _, dt := range dtypes {
 		for j, n := range []int{splitMinN - 1, splitMinN, 1<<20 + 3, 1<<20 + 8} {
@@ -708,8 +712,9 @@ func TestGPUSplit(t *testing.T) {
 // dispatch gives pieces.
 func TestGPUSplitPieces(t *testing.T) {
 	d := device(t)
-	defer func(s string) { splitPiecesSetting = s }(splitPiecesSetting)
+	defer func(s, f string) { splitPiecesSetting, splitFusedSetting = s, f }(splitPiecesSetting, splitFusedSetting)
 	splitPiecesSetting = "" // the rule, whatever SOFTMAX_SPLIT_PIECES says
+	splitFusedSetting = "0" // the pieces kernel is the fused kernel's alternative
 	for _, c := range []struct {
 		dt     Dtype
 		shape  []int
@@ -741,6 +746,51 @@ func TestGPUSplitPieces(t *testing.T) {
 				break
 			}
 			run(t, d, rowsProblem(rng, 5, n, []int{5, 4, 1, 6}[j]), dt, TierSplit)
+		}
+	}
+}
+
+// TestGPUSplitFused checks which launches dispatch gives the split tier's
+// fused forward kernel (one cooperative launch, a barrier a row, each
+// block's steps written back to front) and runs it under
+// SOFTMAX_SPLIT_FUSED=1: rows whose last blocks have no step
+// (16389 columns in 4096-column steps over 9 blocks), a last partial pack
+// and odd lengths, with masks, causal limits and special values; and
+// checks which launches it takes.
+func TestGPUSplitFused(t *testing.T) {
+	d := device(t)
+	if !d.coop {
+		t.Skip("no cooperative launch on this device")
+	}
+	defer func(s string) { splitFusedSetting = s }(splitFusedSetting)
+	splitFusedSetting = "" // the rule (unmasked rows: fused forward)
+	for _, c := range []struct {
+		dt    Dtype
+		shape []int
+		bwd   bool
+		fused bool
+	}{
+		{Float32, []int{4, 1 << 23}, false, true},
+		{Float16, []int{4, 1 << 25}, false, true},
+		{Float32, []int{4, 1 << 25}, false, true}, // not the pieces kernel
+		{Float32, []int{4, 1 << 23}, true, false},
+	} {
+		p := planOf(t, d, c.dt, c.shape, c.bwd)
+		fused := p.names[0] == "softmax_fwd_split_fused_"+c.dt.Suffix()
+		if p.tier != TierSplit || fused != c.fused || fused && (len(p.names) != 1 || !p.coop) {
+			t.Errorf("%v %v bwd %v: tier %v, kernels %v, cooperative %v; want the split tier, fused %v", c.dt, c.shape, c.bwd, p.tier, p.names, p.coop, c.fused)
+		}
+	}
+	splitFusedSetting = "1" // masked rows too
+	rng := rand.New(rand.NewPCG(11, 4))
+	for _, dt := range dtypes {
+		for j, n := range []int{splitMinN + 5, 1<<19 + 8, 1<<20 + 3} {
+			for variant := range 8 {
+				if testing.Short() && (j > 0 || variant%2 == 1) {
+					continue
+				}
+				run(t, d, rowsProblem(rng, 5, n, variant), dt, TierSplit)
+			}
 		}
 	}
 }

@@ -61,7 +61,7 @@ func kernelNames() []string {
 				names = append(names, fmt.Sprintf("softmax_%s_%s_%s", dir, t, s))
 			}
 			if dir == "fwd" {
-				names = append(names, "softmax_fwd_split_pieces_"+s)
+				names = append(names, "softmax_fwd_split_pieces_"+s, "softmax_fwd_split_fused_"+s)
 			}
 		}
 	}
@@ -91,7 +91,7 @@ type plan struct {
 	chunk   int64 // split, grid and cgrid tiers: columns per block (split forward: the pieces kernel's base; the other two walk steps)
 	splits  int64 // split, grid and cgrid tiers: blocks per row
 	work    int64 // split and grid tiers: workspace bytes
-	coop    bool  // grid tier: a cooperative launch
+	coop    bool  // grid tier and the split tier's fused kernel: a cooperative launch, passed the rows' barrier words
 }
 
 func nextPow2(n int) int {
@@ -138,6 +138,44 @@ func splitPieces(dt Dtype, bwd bool, chunk, step int64) bool {
 }
 
 var splitPiecesSetting = os.Getenv("SOFTMAX_SPLIT_PIECES")
+
+// splitFused says whether the split tier's forward runs as its fused
+// kernel (cukernels/grid.cuh, fwd_split_fused) rather than its statistics
+// and apply (or pieces) kernels: one cooperative launch whose blocks meet
+// at a barrier a row between reading and writing, and write back to
+// front, so that the second read starts with what L2 still holds. It
+// needs a cooperative launch with every block of the grid resident at
+// once, and barrier words for its rows. Measured on the H200
+// (docs/PERFORMANCE.md, GPU entry 28), against two kernels: 4x8388608
+// 5-7.5% faster, masked 5-13%; 4x33554432 the half types 3-4.5% faster,
+// float32 0-0.4% (against pieces); but masked 4x33554432 bfloat16 2%
+// slower (float32 0.4%, float16 0.4% faster), where L2 holds a sixth of
+// the bytes a row reads. So masked rows take it only
+// where the rows' data and mask bytes are at most splitFusedMaskedL2
+// times L2. SOFTMAX_SPLIT_FUSED=1 takes it wherever it can run, 0 never
+// (a tuning knob for benchmarks and tests, read once at start).
+func (d *Device) splitFused(c *call, p plan) bool {
+	if c.bwd || !d.coop || splitFusedSetting == "0" {
+		return false
+	}
+	k := d.kernel(c, "split_fused")
+	if k == nil || p.threads > k.maxThreads || int64(c.v.Outer) > gridMaxPerSM*int64(d.sms) ||
+		int64(d.occupancy(k, p.threads, 0))*int64(d.sms) < p.splits*int64(c.v.Outer) {
+		return false
+	}
+	if splitFusedSetting == "1" || c.mask == 0 {
+		return true
+	}
+	elems := int64(c.v.Outer) * int64(c.v.N)
+	return elems*int64(c.dt.Size()+1) <= splitFusedMaskedL2*int64(d.l2)
+}
+
+// splitFusedMaskedL2: masked rows whose data and mask bytes pass this many
+// times L2 keep the two kernels (measured at 1.6 and 6.4 times L2 on the
+// H200: 4x8388608 and 4x33554432 bfloat16).
+const splitFusedMaskedL2 = 4
+
+var splitFusedSetting = os.Getenv("SOFTMAX_SPLIT_FUSED")
 
 // splitThreadsSetting is SOFTMAX_SPLIT_THREADS: 256, 512 or 1024 threads
 // a block for every split launch, one wave of 1024 threads an SM (a
@@ -586,7 +624,10 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		if p.vec {
 			step *= int64(pk)
 		}
-		if splitPieces(c.dt, c.bwd, p.chunk, step) {
+		switch {
+		case d.splitFused(c, p):
+			p.names, p.coop = []string{d.kernel(c, "split_fused").name}, true
+		case splitPieces(c.dt, c.bwd, p.chunk, step):
 			p.names[1] = d.kernel(c, "split_pieces").name
 		}
 		part := int64(32) // sizeof(Part)
@@ -698,7 +739,7 @@ func (d *Device) run(c *call) error {
 		}
 	}
 	slots = append(slots, uint64(work), b(p.vec), i(p.group), uint64(p.chunk), uint64(p.splits))
-	if p.tier == TierGrid {
+	if p.coop {
 		sync, err := d.gridBarriers()
 		if err != nil {
 			return err

@@ -421,8 +421,11 @@ func (d *Device) Describe(t Dtype, shape []int, bwd bool, bufs []cu.DevicePtr, m
 			int(p.tier), p.tier, len(p.names), p.grid[0], p.grid[1], p.threads, p.smem, vec)
 		if p.tier == TierSplit {
 			s += fmt.Sprintf(", %d splits of %d", p.splits, p.chunk)
-			if strings.Contains(p.names[1], "split_pieces") {
+			switch last := p.names[len(p.names)-1]; {
+			case strings.Contains(last, "split_pieces"):
 				s += ", pieces"
+			case strings.Contains(last, "split_fused"):
+				s += ", fused"
 			}
 		}
 		return nil

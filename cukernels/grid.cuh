@@ -515,6 +515,40 @@ __device__ __forceinline__ void bwd_grid(const T* y, const T* dy, T* dx, const V
 	                 GridMeet{work + sl.row * splits, sync + 2 * sl.row, (unsigned)splits});
 }
 
+// ------------------------------------ tier 4 fused: split rows, one launch --
+// The split tier's forward in one cooperative launch (the Go side takes it
+// where every block of the grid (splits, rows) is resident at once): block
+// b folds its steps of the row (LongTiles), publishes its Part, meets the
+// row's blocks at tier 7's barrier, merges the row's Parts and writes its
+// steps, last first (LongTilesRev, unless SM_FUSED_REVERSE is 0), so that
+// it rereads first what it read last, which L2 may still hold. One launch
+// where the split tier takes two, and no workspace traffic between them.
+#ifndef SM_FUSED_REVERSE
+#define SM_FUSED_REVERSE 1
+#endif
+template <typename T>
+__device__ __forceinline__ void fwd_split_fused(const T* x, T* y, const View& v, bool vec, Part* work, i64 splits,
+                                                unsigned* sync) {
+	typedef typename Num<T>::acc A;
+	const i64 row = blockIdx.y, b = blockIdx.x;
+	const i64 kept = v.kept(row), mrow = v.mask ? v.mask_row(row) : 0;
+	Stats<A> st = stats_init<A>();
+	tiles_stats<T>(x + row * v.n, v, mrow, kept, b, splits, vec, st);
+	st = block_reduce(st, MergeOp<T>{v.ex}, stats_init<A>());
+	const GridMeet meet{work + row * splits, sync + 2 * row, (unsigned)splits};
+	meet.publish(Part{(double)st.m, (double)st.s, st.nan, st.infs}, b);
+	const Stats<A> all = meet_gather(
+	    meet, splits, [](const Part& p) { return Stats<A>{(A)p.m, p.s, (int)p.nan, (int)p.infs}; }, MergeOp<T>{v.ex},
+	    stats_init<A>());
+	Fin<A> f = finish(all);
+	set_sum(f, all.s, v.log);
+#if SM_FUSED_REVERSE
+	tiles_write_rev<T>(x + row * v.n, y + row * v.n, v, mrow, kept, b, splits, vec, f);
+#else
+	tiles_write<T>(x + row * v.n, y + row * v.n, v, mrow, kept, b, splits, vec, f);
+#endif
+}
+
 // ------------------------------------------- tier 8: rows over clusters --
 // Many rows too long for tier 1: tier 7's work with a row per thread block
 // cluster of `splits` blocks (at most ClusterMeet::most) and a cluster per

@@ -125,9 +125,10 @@ SM_CLUSTER_DTYPE(f32, float)
 SM_CLUSTER_DTYPE(f16, sm_half)
 SM_CLUSTER_DTYPE(bf16, sm_bf16)
 
-// Tier 7, rows over the whole grid (grid.cuh; cooperative launch, CUDA
-// only): one more parameter after the common ones, the rows' barrier
-// words (the Go side passes it to every kernel; the others ignore it).
+// Tier 7, rows over the whole grid, and tier 4's fused forward (grid.cuh;
+// cooperative launches, CUDA only): one more parameter after the common
+// ones, the rows' barrier words (the Go side passes it to every kernel;
+// the others ignore it).
 #define SM_GRID_DTYPE(S, T)                                                                                  \
 	extern "C" __global__ void __launch_bounds__(SM_MAX_THREADS)                                             \
 	    softmax_fwd_grid_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS, unsigned *sync) {           \
@@ -136,6 +137,10 @@ SM_CLUSTER_DTYPE(bf16, sm_bf16)
 	extern "C" __global__ void __launch_bounds__(SM_MAX_THREADS)                                             \
 	    softmax_bwd_grid_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS, unsigned *sync) { \
 		bwd_grid<T>(y, dy, dx, SM_VIEW(), vec != 0, (Part *)work, chunk, splits, sync);                    \
+	}                                                                                                    \
+	extern "C" __global__ void __launch_bounds__(SM_MAX_THREADS)                                             \
+	    softmax_fwd_split_fused_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS, unsigned *sync) {    \
+		fwd_split_fused<T>(x, y, SM_VIEW(), vec != 0, (Part *)work, splits, sync);                         \
 	}
 SM_GRID_DTYPE(f32, float)
 SM_GRID_DTYPE(f64, double)
