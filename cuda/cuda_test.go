@@ -765,20 +765,22 @@ func TestGPUSplitFused(t *testing.T) {
 	defer func(s string) { splitFusedSetting = s }(splitFusedSetting)
 	splitFusedSetting = "" // the rule (unmasked rows: fused forward)
 	for _, c := range []struct {
-		dt    Dtype
-		shape []int
-		bwd   bool
-		fused bool
+		dt      Dtype
+		shape   []int
+		bwd     bool
+		fused   bool
+		threads int
 	}{
-		{Float32, []int{4, 1 << 23}, false, true},
-		{Float16, []int{4, 1 << 25}, false, true},
-		{Float32, []int{4, 1 << 25}, false, true}, // not the pieces kernel
-		{Float32, []int{4, 1 << 23}, true, false},
+		{Float32, []int{4, 1 << 23}, false, true, 512}, // 512 rather than the two kernels' 256
+		{Float16, []int{4, 1 << 25}, false, true, 512},
+		{Float32, []int{4, 1 << 25}, false, true, 512}, // not the pieces kernel
+		{Float32, []int{4, 1 << 23}, true, false, 256},
 	} {
 		p := planOf(t, d, c.dt, c.shape, c.bwd)
 		fused := p.names[0] == "softmax_fwd_split_fused_"+c.dt.Suffix()
-		if p.tier != TierSplit || fused != c.fused || fused && (len(p.names) != 1 || !p.coop) {
-			t.Errorf("%v %v bwd %v: tier %v, kernels %v, cooperative %v; want the split tier, fused %v", c.dt, c.shape, c.bwd, p.tier, p.names, p.coop, c.fused)
+		if p.tier != TierSplit || fused != c.fused || fused && (len(p.names) != 1 || !p.coop) || p.threads != c.threads {
+			t.Errorf("%v %v bwd %v: tier %v, kernels %v, cooperative %v, %d threads; want the split tier, fused %v, %d threads",
+				c.dt, c.shape, c.bwd, p.tier, p.names, p.coop, p.threads, c.fused, c.threads)
 		}
 	}
 	splitFusedSetting = "1" // masked rows too

@@ -606,28 +606,44 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		// registers each), so 256-thread blocks, four per SM, unless the
 		// chunks would pass 64K columns; then 512, two per SM (measured on
 		// the H200: docs/PERFORMANCE.md, GPU entry 3).
-		p.threads = 256
-		splits := max(1, min(ceilDiv(4*int64(d.sms), rows), ceilDiv(n, 2048)))
-		if ceilDiv(n, splits) > 65536 {
-			p.threads = 512
-			splits = max(1, min(ceilDiv(2*int64(d.sms), rows), ceilDiv(n, 2048)))
+		splitsAt := func(threads int) int64 {
+			return max(1, min(ceilDiv(int64(1024/threads*d.sms), rows), ceilDiv(n, 2048)))
 		}
-		if t := splitThreadsSetting; t == 256 || t == 512 || t == 1024 {
-			p.threads = t
-			splits = max(1, min(ceilDiv(int64(1024/t*d.sms), rows), ceilDiv(n, 2048)))
+		layout := func(threads int) {
+			p.threads = threads
+			p.chunk = ceilDiv(ceilDiv(n, splitsAt(threads)), int64(pk)) * int64(pk)
+			p.splits = ceilDiv(n, p.chunk)
+			p.grid = [2]int{int(p.splits), int(rows)}
 		}
-		p.chunk = ceilDiv(ceilDiv(n, splits), int64(pk)) * int64(pk)
-		p.splits = ceilDiv(n, p.chunk)
+		stepAt := func(threads int) int64 { // LongUnroll's fwd packs per thread and step, in columns
+			if p.vec {
+				return int64(4 * threads * pk)
+			}
+			return int64(4 * threads)
+		}
+		threads := 256
+		if ceilDiv(n, splitsAt(256)) > 65536 {
+			threads = 512
+		}
+		knob := splitThreadsSetting == 256 || splitThreadsSetting == 512 || splitThreadsSetting == 1024
+		if knob {
+			threads = splitThreadsSetting
+		}
+		layout(threads)
 		p.names = []string{d.kernel(c, "split_stats").name, d.kernel(c, "split_apply").name}
-		p.grid = [2]int{int(p.splits), int(rows)}
-		step := int64(4 * p.threads) // LongUnroll's fwd packs per thread and step
-		if p.vec {
-			step *= int64(pk)
+		fused := d.splitFused(c, p)
+		// The fused kernel at 512 threads where chunks hold at least 4 of
+		// their steps: at 4x8388608 2.5-4% faster than at 256 (GPU entry
+		// 29).
+		if fused && threads == 256 && !knob && ceilDiv(n, splitsAt(512)) >= 4*stepAt(512) {
+			if layout(512); !d.splitFused(c, p) {
+				layout(256)
+			}
 		}
 		switch {
-		case d.splitFused(c, p):
+		case fused:
 			p.names, p.coop = []string{d.kernel(c, "split_fused").name}, true
-		case splitPieces(c.dt, c.bwd, p.chunk, step):
+		case splitPieces(c.dt, c.bwd, p.chunk, stepAt(p.threads)):
 			p.names[1] = d.kernel(c, "split_pieces").name
 		}
 		part := int64(32) // sizeof(Part)
