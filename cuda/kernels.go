@@ -88,7 +88,7 @@ type plan struct {
 	vec     bool
 	group   int   // rows and cluster tiers: threads per row
 	cluster int   // cluster and cgrid tiers: blocks per cluster
-	chunk   int64 // split, grid and cgrid tiers: columns per block (split forward: the pieces kernel's base; the other two walk steps)
+	chunk   int64 // split, grid and cgrid tiers: columns per block (split forward: the pieces kernel's base; the apply and fused kernels walk steps)
 	splits  int64 // split, grid and cgrid tiers: blocks per row
 	work    int64 // split and grid tiers: workspace bytes
 	coop    bool  // grid tier and the split tier's fused kernel: a cooperative launch, passed the rows' barrier words
@@ -148,9 +148,9 @@ var splitPiecesSetting = os.Getenv("SOFTMAX_SPLIT_PIECES")
 // once, and barrier words for its rows. Measured on the H200
 // (docs/PERFORMANCE.md, GPU entry 28), against two kernels: 4x8388608
 // 5-7.5% faster, masked 5-13%; 4x33554432 the half types 3-4.5% faster,
-// float32 0-0.4% (against pieces); but masked 4x33554432 bfloat16 2%
-// slower (float32 0.4%, float16 0.4% faster), where L2 holds a sixth of
-// the bytes a row reads. So masked rows take it only
+// float32 0-0.4% (against pieces); but masked 4x33554432 2% slower for
+// bfloat16 and 0.4% for float32 (float16 0.4% faster), where L2 holds a
+// sixth of the rows' data and mask bytes. So masked rows take it only
 // where the rows' data and mask bytes are at most splitFusedMaskedL2
 // times L2. SOFTMAX_SPLIT_FUSED=1 takes it wherever it can run, 0 never
 // (a tuning knob for benchmarks and tests, read once at start).
@@ -634,10 +634,11 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		fused := d.splitFused(c, p)
 		// The fused kernel at 512 threads for unmasked rows whose chunks
 		// hold at least 4 of their steps: at 4x8388608 0-3% faster than
-		// at 256; masked rows 0.5% (float32) to 7% (bfloat16) slower there
-		// (GPU entry 29).
+		// at 256; masked half rows 3.5-7% slower there (float32 0.5%
+		// faster; GPU entry 29).
 		if fused && threads == 256 && !knob && c.mask == 0 && ceilDiv(n, splitsAt(512)) >= 4*stepAt(512) {
-			if layout(512); !d.splitFused(c, p) {
+			layout(512)
+			if !d.splitFused(c, p) {
 				layout(256)
 			}
 		}

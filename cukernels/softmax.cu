@@ -7,8 +7,9 @@
 // m: masked or causal), pipe1 ... pipe4m (tier 1 with the next row copied
 // ahead into shared memory), clus4, clus4m, cpipe4 (forward) and clus2,
 // clus2m, cpipe2 (backward: tier 1 over a thread block cluster, CUDA only),
-// cached (tier 2), block (tier 3), split_stats, split_apply and split_pieces (tier 4;
-// split_pieces forward and CUDA only), inner (tier 5),
+// cached (tier 2), block (tier 3), split_stats, split_apply, split_pieces
+// and split_fused (tier 4; split_pieces and split_fused forward and CUDA
+// only), inner (tier 5),
 // grid (tier 7, CUDA only), cgrid (tier 8, CUDA only).
 // Every forward kernel takes (x, y, view..., extra...) and every backward
 // kernel (y, dy, dx, view..., extra...), all parameters 8 bytes, so the Go
@@ -127,8 +128,8 @@ SM_CLUSTER_DTYPE(bf16, sm_bf16)
 
 // Tier 7, rows over the whole grid, and tier 4's fused forward (grid.cuh;
 // cooperative launches, CUDA only): one more parameter after the common
-// ones, the rows' barrier words (the Go side passes it to every kernel;
-// the others ignore it).
+// ones, the rows' barrier words (the Go side passes it to every
+// cooperative launch).
 #define SM_GRID_DTYPE(S, T)                                                                                  \
 	extern "C" __global__ void __launch_bounds__(SM_MAX_THREADS)                                             \
 	    softmax_fwd_grid_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS, unsigned *sync) {           \
