@@ -543,7 +543,7 @@ __device__ __forceinline__ void fwd_split_fused(const T* x, T* y, const View& v,
 	Fin<A> f = finish(all);
 	set_sum(f, all.s, v.log);
 #if SM_FUSED_REVERSE
-	tiles_write_rev<T>(x + row * v.n, y + row * v.n, v, mrow, kept, b, splits, vec, f);
+	tiles_write<T, LongTilesRev>(x + row * v.n, y + row * v.n, v, mrow, kept, b, splits, vec, f);
 #else
 	tiles_write<T>(x + row * v.n, y + row * v.n, v, mrow, kept, b, splits, vec, f);
 #endif

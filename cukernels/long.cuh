@@ -479,27 +479,15 @@ __device__ __forceinline__ void chunk_write(const T* xr, T* yr, const View& v, i
 	else write_chunk<T, 1>(xr, yr, v, long_keep<1>(v, mrow, kept, lo, hi), LongWalk<U>(lo, hi), f);
 }
 
-// tiles_write writes block b's steps of a row (tiles_stats' steps).
-template <typename T>
+// tiles_write writes block b's steps of a row (tiles_stats' steps) in the
+// order of Walk: LongTiles front to back, LongTilesRev back to front.
+template <typename T, template <int> class Walk = LongTiles>
 __device__ __forceinline__ void tiles_write(const T* xr, T* yr, const View& v, i64 mrow, i64 kept, i64 b, i64 splits,
                                             bool vec, const Fin<typename Num<T>::acc>& f) {
 	constexpr int P = PackWidth<T, 16>::value, U = LongUnroll<T>::fwd;
 	const i64 span = (i64)U * blockDim.x;
-	if (vec) write_chunk<T, P>(xr, yr, v, long_keep<P>(v, mrow, kept, 0, v.n), LongTiles<U>(b * span, v.n / P, splits * span), f);
-	else write_chunk<T, 1>(xr, yr, v, long_keep<1>(v, mrow, kept, 0, v.n), LongTiles<U>(b * span, v.n, splits * span), f);
-}
-
-// tiles_write_rev is tiles_write walking the block's steps back to front
-// (LongTilesRev).
-template <typename T>
-__device__ __forceinline__ void tiles_write_rev(const T* xr, T* yr, const View& v, i64 mrow, i64 kept, i64 b,
-                                                i64 splits, bool vec, const Fin<typename Num<T>::acc>& f) {
-	constexpr int P = PackWidth<T, 16>::value, U = LongUnroll<T>::fwd;
-	const i64 span = (i64)U * blockDim.x;
-	if (vec)
-		write_chunk<T, P>(xr, yr, v, long_keep<P>(v, mrow, kept, 0, v.n), LongTilesRev<U>(b * span, v.n / P, splits * span), f);
-	else
-		write_chunk<T, 1>(xr, yr, v, long_keep<1>(v, mrow, kept, 0, v.n), LongTilesRev<U>(b * span, v.n, splits * span), f);
+	if (vec) write_chunk<T, P>(xr, yr, v, long_keep<P>(v, mrow, kept, 0, v.n), Walk<U>(b * span, v.n / P, splits * span), f);
+	else write_chunk<T, 1>(xr, yr, v, long_keep<1>(v, mrow, kept, 0, v.n), Walk<U>(b * span, v.n, splits * span), f);
 }
 
 // The statistics of a backward chunk (GradMode): softmax's sum of y*dy;
