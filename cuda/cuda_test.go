@@ -606,13 +606,22 @@ func TestGPULogBackward(t *testing.T) {
 // last axis of shape, on aligned buffers it does not read.
 func planOf(t *testing.T, d *Device, dt Dtype, shape []int, bwd bool) plan {
 	t.Helper()
+	return planAt(t, d, dt, shape, bwd, TierAuto)
+}
+
+// planAt is planOf with the tier forced as the tests force it.
+func planAt(t *testing.T, d *Device, dt Dtype, shape []int, bwd bool, force Tier) plan {
+	t.Helper()
 	v, err := layout.Resolve(layout.Params{Axis: -1, Scale: 1, Log: bwd}, shape, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	bufs := []cu.DevicePtr{1 << 20, 2 << 20, 3 << 20}
 	var p plan
-	if err := d.do(func() (err error) { p, err = d.makePlan(&call{dt: dt, v: v, bwd: bwd, bufs: bufs}); return err }); err != nil {
+	if err := d.do(func() (err error) {
+		p, err = d.makePlan(&call{dt: dt, v: v, bwd: bwd, bufs: bufs, force: force})
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -751,8 +760,9 @@ func TestGPUSplitPieces(t *testing.T) {
 }
 
 // TestGPUSplitFused checks where dispatch takes the split tier's fused
-// forward kernel (one cooperative launch, a barrier a row, each block's
-// steps written back to front) and runs it under SOFTMAX_SPLIT_FUSED=1,
+// forward kernel (one cooperative launch, a barrier a row, the row then
+// written a warp step at a time from its queue, last step first) and runs
+// it under SOFTMAX_SPLIT_FUSED=1 with the split tier forced,
 // first making sure each shape takes it: 4 rows, whose grid of 4 blocks
 // per SM is resident at once (5 rows would ask a few blocks more and get
 // the two kernels). 16389 columns (the scalar path, 17 steps over 9
@@ -760,7 +770,8 @@ func TestGPUSplitPieces(t *testing.T) {
 // steps a block); 2^19+8 (16-byte packs; the half types' 65 steps over
 // 132 blocks leave 67 blocks with no step, float32's 129 leave 3, and the
 // last step is partial); float32 2^22+8 at 512 threads. Masks, causal
-// limits and special values on each.
+// limits and special values on each. Every launch reuses the rows'
+// barrier and queue words that the one before left.
 func TestGPUSplitFused(t *testing.T) {
 	d := device(t)
 	if !d.coop {
@@ -794,7 +805,7 @@ func TestGPUSplitFused(t *testing.T) {
 			if j == 3 && dt != Float32 || testing.Short() && j >= 2 {
 				continue
 			}
-			if p := planOf(t, d, dt, []int{4, n}, false); p.names[0] != "softmax_fwd_split_fused_"+dt.Suffix() || j == 3 && p.threads != 512 {
+			if p := planAt(t, d, dt, []int{4, n}, false, TierSplit); p.names[0] != "softmax_fwd_split_fused_"+dt.Suffix() || j == 3 && p.threads != 512 {
 				t.Errorf("%v 4x%d: kernels %v, %d threads; want the fused kernel", dt, n, p.names, p.threads)
 				continue
 			}
