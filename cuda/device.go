@@ -271,8 +271,9 @@ func (d *Device) workspace(n int64) (cu.DevicePtr, error) {
 	return p, nil
 }
 
-// gridBarriers returns the grid tier's barrier words, allocating and
-// zeroing them on first use (inside do).
+// gridBarriers returns the grid tier's barrier words, two a row of which
+// the barrier uses the first, allocating and zeroing them on first use
+// (inside do). The kernels leave them ready for the next launch.
 func (d *Device) gridBarriers() (cu.DevicePtr, error) {
 	if d.gridSync != 0 {
 		return d.gridSync, nil

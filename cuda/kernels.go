@@ -170,6 +170,10 @@ func (d *Device) splitFused(c *call, p plan) bool {
 	return elems*int64(c.dt.Size()+1) <= splitFusedMaskedL2*int64(d.l2)
 }
 
+// splitQueues is cukernels/grid.cuh's SM_QUEUES: the counters a row's
+// warps take the fused kernel's write steps from.
+const splitQueues = 32
+
 // splitFusedMaskedL2: masked rows whose data and mask bytes pass this many
 // times L2 keep the two kernels (measured at 1.6 and 6.4 times L2 on the
 // H200: 4x8388608 and 4x33554432 bfloat16).
@@ -653,6 +657,11 @@ func (d *Device) makePlan(c *call) (plan, error) {
 			part = 8 // sizeof(GradPart)
 		}
 		p.work = (rows*p.splits + 1) * part // and a slot for the pieces kernel's counter, which the statistics kernel zeroes
+		if p.coop {
+			// The fused kernel: the Parts, then at the next 128 bytes
+			// each row's queues, a 128-byte line each.
+			p.work = ceilDiv(rows*p.splits*part, 128)*128 + rows*splitQueues*128
+		}
 	case TierGrid:
 		g, _ := d.gridShape(c)
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)

@@ -15,29 +15,27 @@
 // Parts and writes its columns from shared memory. The input is read from
 // memory once, in one launch.
 
-// grid_barrier returns once all `blocks` blocks of a row have called it.
-// sync is the row's two words {arrived, generation}, zeroed by the Go side
-// when it allocates them: the last block to arrive sets arrived back to 0
-// before it moves generation on, so the words are ready for the next
-// launch. A block reads generation before it arrives, and the generation
-// cannot move before every block has arrived, so all of them wait for the
-// same change. The fences order each block's Part (written before the
-// barrier) before the other blocks' reads of it (after).
-__device__ __forceinline__ void grid_barrier(unsigned* sync, unsigned blocks) {
+// grid_barrier returns once all `blocks` blocks of a row have called it;
+// first is true in exactly one of them. sync is the row's arrival word,
+// zeroed by the Go side when it allocates it. Each block adds 1 but the
+// first, which adds 2^31 - (blocks - 1): the launch's adds come to 2^31,
+// so bit 31 flips when the last block arrives and not before, and the low
+// bits are back where they were for the next launch (cooperative groups'
+// grid sync does the same). One atomic and the polls, where a count reset
+// by the last block and a generation word moved after it took three more
+// round trips to L2: 3.3-4 us from a row's last arrival to its first
+// departure in the fused split kernel (docs/PERFORMANCE.md, GPU entry
+// 30). The add releases this block's writes (its Part) and the poll that
+// sees the flip acquires the others'.
+__device__ __forceinline__ void grid_barrier(unsigned* sync, unsigned blocks, bool first) {
 	__syncthreads();
 	if (threadIdx.x == 0) {
-		volatile unsigned* gen = sync + 1;
-		const unsigned g = *gen;
-		__threadfence();
-		if (atomicAdd(sync, 1u) == blocks - 1) {
-			atomicExch(sync, 0u);
-			__threadfence();
-			atomicAdd(sync + 1, 1u);
-		} else {
-			while (*gen == g) {
-			}
-		}
-		__threadfence();
+		const unsigned add = first ? 0x80000000u - (blocks - 1) : 1u;
+		unsigned old, now;
+		asm volatile("atom.add.release.gpu.u32 %0, [%1], %2;" : "=r"(old) : "l"(sync), "r"(add) : "memory");
+		do {
+			asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(now) : "l"(sync) : "memory");
+		} while (((old ^ now) & 0x80000000u) == 0);
 	}
 	__syncthreads();
 }
@@ -80,7 +78,7 @@ struct GridMeet {
 	static constexpr bool local = false; // at(j) reads memory through L2
 	__device__ __forceinline__ void publish(const Part& p, i64 b) const {
 		if (threadIdx.x == 0) parts[b] = p;
-		grid_barrier(sync, splits);
+		grid_barrier(sync, splits, b == 0);
 	}
 	__device__ __forceinline__ Part at(i64 j) const { return grid_part(parts + j); }
 };
@@ -516,25 +514,108 @@ __device__ __forceinline__ void bwd_grid(const T* y, const T* dy, T* dx, const V
 }
 
 // ------------------------------------ tier 4 fused: split rows, one launch --
+// LongQueue walks a row's warp steps (32 lanes x U packs) in the order
+// the row's queues hand them out, the row's last steps first. A warp
+// takes a step at a time, so the blocks whose rereads come from L2 take
+// more steps than those whose come from DRAM and the row's blocks finish
+// together: with a fixed share each, the fused kernel's blocks finished
+// their writes 73 to 102 us into a 102 us launch (float32 4x8388608,
+// docs/PERFORMANCE.md, GPU entry 30). A row has SM_QUEUES counters, each
+// on its own 128-byte line: queue q hands out the steps congruent to q,
+// to the warps whose number in the row is congruent to q. One counter a
+// row took 5.5-5.8 ns an atomic, which bounded the write pass (16384
+// warp steps a row at 4x8388608 float32: 95 us); 16 and 32 ran within 1%
+// of each other, 32 ahead on the half types. Lane 0 asks for the next
+// step as the warp starts on this one, so the counter's round trip hides
+// behind the step's loads. The walk is done when bk < 0.
+#ifndef SM_QUEUES
+#define SM_QUEUES 32
+#endif
+template <int U> struct LongQueue : LongWalk<U> {
+	static constexpr unsigned queues = SM_QUEUES, line = 32; // a queue's line in counters
+	unsigned* ctr;  // this warp's queue
+	unsigned q, mine; // the queue's number and its steps
+	unsigned ahead;   // lane 0: the queue's answer for the warp's next step
+	__device__ __forceinline__ LongQueue(unsigned* row_queues, i64 warp, i64 phi_) : LongWalk<U>(0, phi_) {
+		this->t = threadIdx.x % 32;
+		this->step = 32;
+		q = (unsigned)(warp % queues);
+		ctr = row_queues + q * line;
+		const unsigned steps = (unsigned)((phi_ + this->span() - 1) / this->span());
+		mine = steps > q ? (steps - 1 - q) / queues + 1 : 0;
+		ahead = take();
+		next();
+	}
+	__device__ __forceinline__ unsigned take() const { return threadIdx.x % 32 == 0 ? atomicAdd(ctr, 1u) : 0u; }
+	__device__ __forceinline__ void next() {
+		const unsigned k = __shfl_sync(0xffffffffu, ahead, 0);
+		ahead = take();
+		this->bk = k < mine ? ((i64)(mine - 1 - k) * queues + q) * this->span() : -1;
+	}
+};
+
+// fill_step writes o to this thread's packs of w's step.
+template <typename T, int P, int U>
+__device__ __forceinline__ void fill_step(T* p, const LongWalk<U>& w, const Pack<T, P>& o) {
+	Pack<T, P>* q = reinterpret_cast<Pack<T, P>*>(p) + w.bk;
+	const int left = w.left();
+#pragma unroll
+	for (int u = 0; u < U; ++u)
+		if (w.off(u) < left) q[w.off(u)] = o;
+}
+
+template <typename T, int P, int U> __device__ __forceinline__ void fill_rest(T* p, LongQueue<U> w, const Pack<T, P>& o) {
+	for (; w.bk >= 0; w.next()) fill_step<T, P>(p, w, o);
+}
+
+// write_packs over LongQueue (long.cuh's for the other walks): the steps
+// come in no fixed order, so the kind of each (whole, partial, past the
+// causal limit) is decided step by step.
+template <typename T, int P, int MODE, int U>
+__device__ __forceinline__ void write_packs(const T* xr, T* yr, const View& v, const LongKeep& ck, LongQueue<U> w,
+                                            const Fin<typename Num<T>::acc>& f, typename Num<T>::acc c) {
+	typedef typename Num<T>::acc A;
+	static_assert(U == LongUnroll<T>::fwd, "the forward walk");
+	const Pack<T, P> masked = long_pack_of<T, P>(v.log ? -sm_inf<A>() : A(0));
+	for (; w.bk >= 0; w.next()) {
+		if (w.full(ck.pfull)) {
+			LongPacks<T, P, U, true> s;
+			s.load(xr, w);
+			write_step<T, P, U, MODE>(s, yr, w, v, f, c);
+		} else if (w.bk < ck.pkept) {
+			LongPacks<T, P, U, false> s;
+			s.load(xr, w);
+			s.keep(ck, w);
+			write_step<T, P, U, MODE>(s, yr, w, v, f, c);
+		} else {
+			fill_step<T, P>(yr, w, masked);
+		}
+	}
+}
+
 // The split tier's forward in one cooperative launch (the Go side takes it
 // where every block of the grid (splits, rows) is resident at once): block
 // b folds its steps of the row (LongTiles), publishes its Part, meets the
-// row's blocks at tier 7's barrier, merges the row's Parts and writes its
-// steps, last first (LongTilesRev, unless SM_FUSED_REVERSE is 0), so that
-// it rereads first what it read last, which L2 may still hold. One launch
+// row's blocks at tier 7's barrier and merges the row's Parts; then the
+// row's warps write it a step at a time from the row's queues
+// (LongQueue), last steps first, so that they reread first what was read
+// last, which L2 may still hold. The workspace holds the Parts, then (at
+// the next 128 bytes) each row's queues: block 0 zeroes its row's before
+// the barrier, which orders that before any warp's first take. One launch
 // where the split tier takes two, and no workspace traffic between them.
-#ifndef SM_FUSED_REVERSE
-#define SM_FUSED_REVERSE 1
-#endif
 template <typename T>
 __device__ __forceinline__ void fwd_split_fused(const T* x, T* y, const View& v, bool vec, Part* work, i64 splits,
                                                 unsigned* sync) {
 	typedef typename Num<T>::acc A;
+	constexpr int P = PackWidth<T, 16>::value, U = LongUnroll<T>::fwd;
 	const i64 row = blockIdx.y, b = blockIdx.x;
 	const i64 kept = v.kept(row), mrow = v.mask ? v.mask_row(row) : 0;
 	Stats<A> st = stats_init<A>();
 	tiles_stats<T>(x + row * v.n, v, mrow, kept, b, splits, vec, st);
 	st = block_reduce(st, MergeOp<T>{v.ex}, stats_init<A>());
+	constexpr unsigned Q = LongQueue<U>::queues, L = LongQueue<U>::line;
+	unsigned* queues = reinterpret_cast<unsigned*>(work) + (gridDim.y * splits * sizeof(Part) + 127) / 128 * 32 + row * Q * L;
+	if (b == 0 && threadIdx.x < Q) queues[threadIdx.x * L] = 0;
 	const GridMeet meet{work + row * splits, sync + 2 * row, (unsigned)splits};
 	meet.publish(Part{(double)st.m, (double)st.s, st.nan, st.infs}, b);
 	const Stats<A> all = meet_gather(
@@ -542,11 +623,11 @@ __device__ __forceinline__ void fwd_split_fused(const T* x, T* y, const View& v,
 	    stats_init<A>());
 	Fin<A> f = finish(all);
 	set_sum(f, all.s, v.log);
-#if SM_FUSED_REVERSE
-	tiles_write<T, LongTilesRev>(x + row * v.n, y + row * v.n, v, mrow, kept, b, splits, vec, f);
-#else
-	tiles_write<T>(x + row * v.n, y + row * v.n, v, mrow, kept, b, splits, vec, f);
-#endif
+	const T* xr = x + row * v.n;
+	T* yr = y + row * v.n;
+	const i64 warp = b * (blockDim.x / 32) + threadIdx.x / 32; // in the row
+	if (vec) write_chunk<T, P>(xr, yr, v, long_keep<P>(v, mrow, kept, 0, v.n), LongQueue<U>(queues, warp, v.n / P), f);
+	else write_chunk<T, 1>(xr, yr, v, long_keep<1>(v, mrow, kept, 0, v.n), LongQueue<U>(queues, warp, v.n), f);
 }
 
 // ------------------------------------------- tier 8: rows over clusters --

@@ -161,18 +161,6 @@ template <int U> struct LongTiles : LongWalk<U> {
 	__device__ __forceinline__ void next() { this->bk += stride; }
 };
 
-// LongTilesRev is LongTiles walked from the block's last step back to its
-// first (b*span): the fused split kernel (grid.cuh) writes a row in the
-// reverse of the order it read it in, so that it rereads first what it
-// read last, which L2 may still hold. The walk is done when bk < 0 (the
-// first step is below stride).
-template <int U> struct LongTilesRev : LongWalk<U> {
-	i64 stride;
-	__device__ __forceinline__ LongTilesRev(i64 first, i64 phi_, i64 stride_)
-	    : LongWalk<U>(first < phi_ ? first + (phi_ - 1 - first) / stride_ * stride_ : -1, phi_), stride(stride_) {}
-	__device__ __forceinline__ void next() { this->bk -= stride; }
-};
-
 // LongPacks is one step of a thread: U packs of P elements as loaded
 // (converted to the compute type only where each value is used, which
 // keeps the half types at 4 registers a pack) and, unless ALL (every
@@ -265,10 +253,6 @@ __device__ __forceinline__ void fill_rest(T* p, const LongWalk<U>& w, const Pack
 }
 template <typename T, int P, int U> __device__ __forceinline__ void fill_rest(T* p, LongTiles<U> w, const Pack<T, P>& o) {
 	for (; w.bk < w.phi; w.next()) long_fill<T, P>(p, w.bk, w.bk + w.left(), o);
-}
-
-template <typename T, int P, int U> __device__ __forceinline__ void fill_rest(T* p, LongTilesRev<U> w, const Pack<T, P>& o) {
-	for (; w.bk >= 0; w.next()) long_fill<T, P>(p, w.bk, w.bk + w.left(), o);
 }
 
 // group_stats folds packs [u0, u0 + G) of a step into st: the batch of the
@@ -426,31 +410,6 @@ __device__ __forceinline__ void write_packs(const T* xr, T* yr, const View& v, c
 	fill_rest<T, P>(yr, w, long_pack_of<T, P>(v.log ? -sm_inf<A>() : A(0)));
 }
 
-// write_packs over LongTilesRev: the steps come in the reverse order, so
-// the kind of each (whole, partial, past the causal limit) is decided
-// step by step.
-template <typename T, int P, int MODE, int U>
-__device__ __forceinline__ void write_packs(const T* xr, T* yr, const View& v, const LongKeep& ck, LongTilesRev<U> w,
-                                            const Fin<typename Num<T>::acc>& f, typename Num<T>::acc c) {
-	typedef typename Num<T>::acc A;
-	static_assert(U == LongUnroll<T>::fwd, "the forward walk");
-	const Pack<T, P> masked = long_pack_of<T, P>(v.log ? -sm_inf<A>() : A(0));
-	for (; w.bk >= 0; w.next()) {
-		if (w.full(ck.pfull)) {
-			LongPacks<T, P, U, true> s;
-			s.load(xr, w);
-			write_step<T, P, U, MODE>(s, yr, w, v, f, c);
-		} else if (w.bk < ck.pkept) {
-			LongPacks<T, P, U, false> s;
-			s.load(xr, w);
-			s.keep(ck, w);
-			write_step<T, P, U, MODE>(s, yr, w, v, f, c);
-		} else {
-			long_fill<T, P>(yr, w.bk, w.bk + w.left(), masked);
-		}
-	}
-}
-
 template <typename T, int P, typename Walk>
 __device__ __forceinline__ void write_chunk(const T* xr, T* yr, const View& v, const LongKeep& ck, const Walk& w,
                                            const Fin<typename Num<T>::acc>& f) {
@@ -479,15 +438,14 @@ __device__ __forceinline__ void chunk_write(const T* xr, T* yr, const View& v, i
 	else write_chunk<T, 1>(xr, yr, v, long_keep<1>(v, mrow, kept, lo, hi), LongWalk<U>(lo, hi), f);
 }
 
-// tiles_write writes block b's steps of a row (tiles_stats' steps) in the
-// order of Walk: LongTiles front to back, LongTilesRev back to front.
-template <typename T, template <int> class Walk = LongTiles>
+// tiles_write writes block b's steps of a row (tiles_stats' steps).
+template <typename T>
 __device__ __forceinline__ void tiles_write(const T* xr, T* yr, const View& v, i64 mrow, i64 kept, i64 b, i64 splits,
                                             bool vec, const Fin<typename Num<T>::acc>& f) {
 	constexpr int P = PackWidth<T, 16>::value, U = LongUnroll<T>::fwd;
 	const i64 span = (i64)U * blockDim.x;
-	if (vec) write_chunk<T, P>(xr, yr, v, long_keep<P>(v, mrow, kept, 0, v.n), Walk<U>(b * span, v.n / P, splits * span), f);
-	else write_chunk<T, 1>(xr, yr, v, long_keep<1>(v, mrow, kept, 0, v.n), Walk<U>(b * span, v.n, splits * span), f);
+	if (vec) write_chunk<T, P>(xr, yr, v, long_keep<P>(v, mrow, kept, 0, v.n), LongTiles<U>(b * span, v.n / P, splits * span), f);
+	else write_chunk<T, 1>(xr, yr, v, long_keep<1>(v, mrow, kept, 0, v.n), LongTiles<U>(b * span, v.n, splits * span), f);
 }
 
 // The statistics of a backward chunk (GradMode): softmax's sum of y*dy;
