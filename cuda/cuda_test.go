@@ -799,6 +799,12 @@ func TestGPUSplitFused(t *testing.T) {
 		}
 	}
 	splitFusedSetting = "1" // masked rows too
+	// A forced plan of fewer warps a row than the fused kernel has queues
+	// (3 blocks of 256 threads: 24) keeps the two kernels.
+	if p := planAt(t, d, Float32, []int{7, 4097}, false, TierSplit); p.splits*int64(p.threads/32) >= splitQueues || p.coop {
+		t.Errorf("float32 7x4097: %d splits of %d threads, cooperative %v; want fewer than %d warps a row, not fused",
+			p.splits, p.threads, p.coop, splitQueues)
+	}
 	rng := rand.New(rand.NewPCG(11, 4))
 	for _, dt := range dtypes {
 		for j, n := range []int{splitMinN + 5, 1<<19 + 8, 1<<20 + 3, 1<<22 + 8} {

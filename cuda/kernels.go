@@ -142,10 +142,15 @@ var splitPiecesSetting = os.Getenv("SOFTMAX_SPLIT_PIECES")
 // splitFused says whether the split tier's forward runs as its fused
 // kernel (cukernels/grid.cuh, fwd_split_fused) rather than its statistics
 // and apply (or pieces) kernels: one cooperative launch whose blocks meet
-// at a barrier a row between reading and writing, and write back to
-// front, so that the second read starts with what L2 still holds. It
-// needs a cooperative launch with every block of the grid resident at
-// once, and barrier words for its rows. Measured on the H200
+// at a barrier a row between reading and writing, then write the row's
+// steps from its queues, last first, so that the second read starts with
+// what L2 still holds. It needs a cooperative launch with every block of
+// the grid resident at once, barrier words for its rows, and a warp a
+// row for each of its splitQueues queues (a queue no warp takes from
+// would leave its steps unwritten): with 256-thread blocks, 4 blocks a
+// row, which the split tier's rule gives fewer of where the rows pass a
+// third of the resident blocks (176 rows on the H200), and forced plans
+// of short rows. Measured on the H200
 // (docs/PERFORMANCE.md, GPU entry 28), against two kernels: 4x8388608
 // 5-7.5% faster, masked 5-13%; 4x33554432 the half types 3-4.5% faster,
 // float32 0-0.4% (against pieces); but masked 4x33554432 2% slower for
@@ -160,6 +165,7 @@ func (d *Device) splitFused(c *call, p plan) bool {
 	}
 	k := d.kernel(c, "split_fused")
 	if k == nil || p.threads > k.maxThreads || int64(c.v.Outer) > gridMaxPerSM*int64(d.sms) ||
+		p.splits*int64(p.threads/32) < splitQueues ||
 		int64(d.occupancy(k, p.threads, 0))*int64(d.sms) < p.splits*int64(c.v.Outer) {
 		return false
 	}
@@ -171,7 +177,8 @@ func (d *Device) splitFused(c *call, p plan) bool {
 }
 
 // splitQueues is cukernels/grid.cuh's SM_QUEUES: the counters a row's
-// warps take the fused kernel's write steps from.
+// warps take the fused kernel's write steps from, warp w from counter w
+// mod splitQueues.
 const splitQueues = 32
 
 // splitFusedMaskedL2: masked rows whose data and mask bytes pass this many

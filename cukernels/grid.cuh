@@ -527,7 +527,9 @@ __device__ __forceinline__ void bwd_grid(const T* y, const T* dy, T* dx, const V
 // warp steps a row at 4x8388608 float32: 95 us); 16 and 32 ran within 1%
 // of each other, 32 ahead on the half types. Lane 0 asks for the next
 // step as the warp starts on this one, so the counter's round trip hides
-// behind the step's loads. The walk is done when bk < 0.
+// behind the step's loads. The walk is done when bk < 0. A row needs at
+// least SM_QUEUES warps, or some queue's steps go unwritten: the Go side
+// (splitFused) launches it only so.
 #ifndef SM_QUEUES
 #define SM_QUEUES 32
 #endif
