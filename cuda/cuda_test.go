@@ -771,7 +771,7 @@ func TestGPUSplitPieces(t *testing.T) {
 // 132 blocks leave 67 blocks with no step, float32's 129 leave 3, and the
 // last step is partial); float32 2^22+8 at 512 threads. Masks, causal
 // limits and special values on each. Every launch reuses the rows'
-// barrier and queue words that the one before left.
+// barrier words as the one before left them.
 func TestGPUSplitFused(t *testing.T) {
 	d := device(t)
 	if !d.coop {
@@ -801,9 +801,19 @@ func TestGPUSplitFused(t *testing.T) {
 	splitFusedSetting = "1" // masked rows too
 	// A forced plan of fewer warps a row than the fused kernel has queues
 	// (3 blocks of 256 threads: 24) keeps the two kernels.
-	if p := planAt(t, d, Float32, []int{7, 4097}, false, TierSplit); p.splits*int64(p.threads/32) >= splitQueues || p.coop {
-		t.Errorf("float32 7x4097: %d splits of %d threads, cooperative %v; want fewer than %d warps a row, not fused",
-			p.splits, p.threads, p.coop, splitQueues)
+	for _, c := range []struct {
+		dt    Dtype
+		shape []int
+		force Tier
+	}{
+		{Float32, []int{7, 4097}, TierSplit},
+		{Float64, []int{176, 50000}, TierAuto}, // 3 blocks a row on the H200: 24 warps
+	} {
+		p := planAt(t, d, c.dt, c.shape, false, c.force)
+		if p.tier == TierSplit && p.splits*int64(p.threads/32) < splitQueues && p.coop {
+			t.Errorf("%v %v: %d splits of %d threads, fused; want the two kernels below %d warps a row",
+				c.dt, c.shape, p.splits, p.threads, splitQueues)
+		}
 	}
 	rng := rand.New(rand.NewPCG(11, 4))
 	for _, dt := range dtypes {

@@ -92,8 +92,9 @@ type Device struct {
 	coop      bool // cooperative launches
 	cgridMost int  // tier 8's largest cluster: 16 where the driver allows, else 8
 	// The grid tier's barrier words, two per row (at most gridMaxPerSM
-	// rows per SM), zeroed once; every launch leaves them zero
-	// (cukernels/grid.cuh).
+	// rows per SM) of which the barrier uses the first, zeroed once;
+	// every launch flips its bit 31 and leaves its low bits as they were
+	// (cukernels/grid.cuh, grid_barrier).
 	gridSync cu.DevicePtr
 	// The kernel parameters of a launch, in C memory allocated once (Go
 	// memory may not hold the pointers the driver reads; one allocation

@@ -148,9 +148,10 @@ var splitPiecesSetting = os.Getenv("SOFTMAX_SPLIT_PIECES")
 // the grid resident at once, barrier words for its rows, and a warp a
 // row for each of its splitQueues queues (a queue no warp takes from
 // would leave its steps unwritten): with 256-thread blocks, 4 blocks a
-// row, which the split tier's rule gives fewer of where the rows pass a
-// third of the resident blocks (176 rows on the H200), and forced plans
-// of short rows. Measured on the H200
+// row, which the split tier's rule gives fewer of from a third of the
+// resident blocks on (176 rows on the H200; float64 176x50000 took the
+// fused kernel with 3 blocks a row at 88323ee and lost columns), and
+// forced plans of short rows. Measured on the H200
 // (docs/PERFORMANCE.md, GPU entry 28), against two kernels: 4x8388608
 // 5-7.5% faster, masked 5-13%; 4x33554432 the half types 3-4.5% faster,
 // float32 0-0.4% (against pieces); but masked 4x33554432 2% slower for

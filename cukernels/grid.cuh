@@ -23,7 +23,7 @@
 // bits are back where they were for the next launch (cooperative groups'
 // grid sync does the same). One atomic and the polls, where a count reset
 // by the last block and a generation word moved after it took three more
-// round trips to L2: 3.3-4 us from a row's last arrival to its first
+// round trips to L2: 3.3-5 us from a row's last arrival to its first
 // departure in the fused split kernel (docs/PERFORMANCE.md, GPU entry
 // 30). The add releases this block's writes (its Part) and the poll that
 // sees the flip acquires the others'.
@@ -517,15 +517,16 @@ __device__ __forceinline__ void bwd_grid(const T* y, const T* dy, T* dx, const V
 // LongQueue walks a row's warp steps (32 lanes x U packs) in the order
 // the row's queues hand them out, the row's last steps first. A warp
 // takes a step at a time, so the blocks whose rereads come from L2 take
-// more steps than those whose come from DRAM and the row's blocks finish
-// together: with a fixed share each, the fused kernel's blocks finished
-// their writes 73 to 102 us into a 102 us launch (float32 4x8388608,
-// docs/PERFORMANCE.md, GPU entry 30). A row has SM_QUEUES counters, each
+// more steps than those whose come from DRAM, and no block waits on a
+// share left to a slow one: with a fixed share each, the fused kernel's
+// blocks finished their writes 73 to 102 us into a 102 us launch
+// (float32 4x8388608, docs/PERFORMANCE.md, GPU entry 30; how evenly the
+// queued blocks finish was not traced). A row has SM_QUEUES counters, each
 // on its own 128-byte line: queue q hands out the steps congruent to q,
 // to the warps whose number in the row is congruent to q. One counter a
 // row took 5.5-5.8 ns an atomic, which bounded the write pass (16384
-// warp steps a row at 4x8388608 float32: 95 us); 16 and 32 ran within 1%
-// of each other, 32 ahead on the half types. Lane 0 asks for the next
+// warp steps a row at 4x8388608 float32: 95 us); 32 ran up to 2% ahead
+// of 16 at 4x8388608 and within 1% of it at 4x33554432. Lane 0 asks for the next
 // step as the warp starts on this one, so the counter's round trip hides
 // behind the step's loads. The walk is done when bk < 0. A row needs at
 // least SM_QUEUES warps, or some queue's steps go unwritten: the Go side
