@@ -800,20 +800,17 @@ func TestGPUSplitFused(t *testing.T) {
 	}
 	splitFusedSetting = "1" // masked rows too
 	// A forced plan of fewer warps a row than the fused kernel has queues
-	// (3 blocks of 256 threads: 24) keeps the two kernels.
-	for _, c := range []struct {
-		dt    Dtype
-		shape []int
-		force Tier
-	}{
-		{Float32, []int{7, 4097}, TierSplit},
-		{Float64, []int{176, 50000}, TierAuto}, // 3 blocks a row on the H200: 24 warps
-	} {
-		p := planAt(t, d, c.dt, c.shape, false, c.force)
-		if p.tier == TierSplit && p.splits*int64(p.threads/32) < splitQueues && p.coop {
-			t.Errorf("%v %v: %d splits of %d threads, fused; want the two kernels below %d warps a row",
-				c.dt, c.shape, p.splits, p.threads, splitQueues)
-		}
+	// (3 blocks of 256 threads: 24) keeps the two kernels; the plan must
+	// have that few warps, or the check proves nothing.
+	if p := planAt(t, d, Float32, []int{7, 4097}, false, TierSplit); p.splits*int64(p.threads/32) >= splitQueues || p.coop {
+		t.Errorf("float32 7x4097: %d splits of %d threads, cooperative %v; want fewer than %d warps a row, not fused",
+			p.splits, p.threads, p.coop, splitQueues)
+	}
+	// An automatic plan of as few warps (float64 176x50000 on the H200:
+	// the split tier, 3 blocks a row) does too, where it is the split tier.
+	if p := planOf(t, d, Float64, []int{176, 50000}, false); p.tier == TierSplit && p.splits*int64(p.threads/32) < splitQueues && p.coop {
+		t.Errorf("float64 176x50000: %d splits of %d threads, fused; want the two kernels below %d warps a row",
+			p.splits, p.threads, splitQueues)
 	}
 	rng := rand.New(rand.NewPCG(11, 4))
 	for _, dt := range dtypes {
