@@ -769,9 +769,11 @@ func TestGPUSplitPieces(t *testing.T) {
 // blocks, the last step partial) and 2^20+3 (the scalar path, about 8
 // steps a block); 2^19+8 (16-byte packs; the half types' 65 steps over
 // 132 blocks leave 67 blocks with no step, float32's 129 leave 3, and the
-// last step is partial); float32 2^22+8 at 512 threads. Masks, causal
-// limits and special values on each. Every launch reuses the rows'
-// barrier words as the one before left them.
+// last step is partial); 2^22+8 (float32 at 512 threads; on the H200 the
+// unmasked rows' statistics pass loads all but their last 7.5 MB
+// evict-first: fusedHead). Masks, causal limits and special values on
+// each. Every launch reuses the rows' barrier words as the one before
+// left them.
 func TestGPUSplitFused(t *testing.T) {
 	d := device(t)
 	if !d.coop {
@@ -784,18 +786,23 @@ func TestGPUSplitFused(t *testing.T) {
 		shape   []int
 		bwd     bool
 		fused   bool
-		threads int // fused rows: the block size
+		threads int  // fused rows: the block size
+		head    bool // fused rows: evict-first loads (fusedHead) on the H200's 60 MB L2
 	}{
-		{Float32, []int{4, 1 << 23}, false, true, 512}, // 512 rather than the two kernels' 256
-		{Float16, []int{4, 1 << 25}, false, true, 512},
-		{Float32, []int{4, 1 << 25}, false, true, 512}, // not the pieces kernel
-		{Float32, []int{4, 1 << 23}, true, false, 0},
+		{Float32, []int{4, 1 << 23}, false, true, 512, true}, // 512 rather than the two kernels' 256
+		{Float16, []int{4, 1 << 23}, false, true, 512, true},
+		{Float16, []int{4, 1 << 25}, false, true, 512, false},
+		{Float32, []int{4, 1 << 25}, false, true, 512, false}, // not the pieces kernel
+		{Float32, []int{4, 1 << 23}, true, false, 0, false},
 	} {
 		p := planOf(t, d, c.dt, c.shape, c.bwd)
 		fused := p.names[0] == "softmax_fwd_split_fused_"+c.dt.Suffix()
 		if p.tier != TierSplit || fused != c.fused || fused && (len(p.names) != 1 || !p.coop || p.threads != c.threads) {
 			t.Errorf("%v %v bwd %v: tier %v, kernels %v, cooperative %v, %d threads; want the split tier, fused %v (%d threads)",
 				c.dt, c.shape, c.bwd, p.tier, p.names, p.coop, p.threads, c.fused, c.threads)
+		}
+		if fused && d.l2 == 60<<20 && (p.group > 0) != c.head {
+			t.Errorf("%v %v: evict-first below pack %d; want marks %v", c.dt, c.shape, p.group, c.head)
 		}
 	}
 	splitFusedSetting = "1" // masked rows too
@@ -815,12 +822,16 @@ func TestGPUSplitFused(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 4))
 	for _, dt := range dtypes {
 		for j, n := range []int{splitMinN + 5, 1<<19 + 8, 1<<20 + 3, 1<<22 + 8} {
-			if j == 3 && dt != Float32 || testing.Short() && j >= 2 {
+			if testing.Short() && j >= 2 {
 				continue
 			}
-			if p := planAt(t, d, dt, []int{4, n}, false, TierSplit); p.names[0] != "softmax_fwd_split_fused_"+dt.Suffix() || j == 3 && p.threads != 512 {
+			p := planAt(t, d, dt, []int{4, n}, false, TierSplit)
+			if p.names[0] != "softmax_fwd_split_fused_"+dt.Suffix() || j == 3 && dt == Float32 && p.threads != 512 {
 				t.Errorf("%v 4x%d: kernels %v, %d threads; want the fused kernel", dt, n, p.names, p.threads)
 				continue
+			}
+			if j == 3 && d.l2 == 60<<20 && p.group == 0 {
+				t.Errorf("%v 4x%d: no evict-first loads; want them on the unmasked rows", dt, n)
 			}
 			for variant := range 8 {
 				skip := j == 3 && variant != 0 && variant != 5 && variant != 7 || // 16M elements a problem

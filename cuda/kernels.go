@@ -86,7 +86,7 @@ type plan struct {
 	threads int
 	smem    int
 	vec     bool
-	group   int   // rows and cluster tiers: threads per row
+	group   int   // rows and cluster tiers: threads per row; the fused split kernel: fusedHead
 	cluster int   // cluster and cgrid tiers: blocks per cluster
 	chunk   int64 // split, grid and cgrid tiers: columns per block (split forward: the pieces kernel's base; the apply and fused kernels walk steps)
 	splits  int64 // split, grid and cgrid tiers: blocks per row
@@ -176,6 +176,32 @@ func (d *Device) splitFused(c *call, p plan) bool {
 	elems := int64(c.v.Outer) * int64(c.v.N)
 	return elems*int64(c.dt.Size()+1) <= splitFusedMaskedL2*int64(d.l2)
 }
+
+// fusedHead is the pack of each row below which the fused kernel's
+// statistics pass loads evict-first (cukernels/grid.cuh,
+// tiles_stats_head), or 0 for none: all but the last half of L2's worth
+// of the rows, for unmasked vector rows whose data is at most 2.5 times
+// L2. L2 gives up the marked lines first, so more of the rows' last
+// columns, which the write pass rereads first, are still there when it
+// does. Measured on the H200 at 4x8388608, 1.07 (the half types) and 2.1
+// (float32) times L2 (docs/PERFORMANCE.md, GPU entry 31): unmasked rows
+// 1.8-3% faster; masked rows 0.4-1.2% slower, so they take no marks.
+// Longer rows were not measured with this form (with the write pass's
+// loads marked too, float32 4x33554432 ran 2% slower). SOFTMAX_SPLIT_HEAD=0
+// turns the marks off (a tuning knob for benchmarks, read once at start).
+func (d *Device) fusedHead(c *call, vec bool, pk int64) int64 {
+	if !vec || c.mask != 0 || splitHeadSetting == "0" {
+		return 0
+	}
+	rows, n := int64(c.v.Outer), int64(c.v.N)
+	if 2*rows*n*int64(c.dt.Size()) > 5*int64(d.l2) {
+		return 0
+	}
+	tail := ceilDiv(int64(d.l2)/2, rows*vecBytes) // packs a row left unmarked
+	return max(0, n/pk-tail)
+}
+
+var splitHeadSetting = os.Getenv("SOFTMAX_SPLIT_HEAD")
 
 // splitQueues is cukernels/grid.cuh's SM_QUEUES: the counters a row's
 // warps take the fused kernel's write steps from, warp w from counter w
@@ -657,6 +683,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		switch {
 		case fused:
 			p.names, p.coop = []string{d.kernel(c, "split_fused").name}, true
+			p.group = int(d.fusedHead(c, p.vec, int64(pk)))
 		case splitPieces(c.dt, c.bwd, p.chunk, stepAt(p.threads)):
 			p.names[1] = d.kernel(c, "split_pieces").name
 		}

@@ -426,6 +426,9 @@ func (d *Device) Describe(t Dtype, shape []int, bwd bool, bufs []cu.DevicePtr, m
 				s += ", pieces"
 			case strings.Contains(last, "split_fused"):
 				s += ", fused"
+				if p.group > 0 {
+					s += fmt.Sprintf(", evict-first below pack %d", p.group)
+				}
 			}
 		}
 		return nil

@@ -596,6 +596,30 @@ __device__ __forceinline__ void write_packs(const T* xr, T* yr, const View& v, c
 	}
 }
 
+// tiles_stats_head is tiles_stats for the fused kernel: block b's whole
+// steps below pack `head` are loaded evict-first (sm_load_first), the rest
+// as usual. Lines so marked are the first L2 gives up, so more of the
+// row's last columns, which the write pass rereads first, are still there
+// when it does (docs/PERFORMANCE.md, GPU entry 31). head = 0: no marks.
+template <typename T>
+__device__ __forceinline__ void tiles_stats_head(const T* xr, const View& v, i64 mrow, i64 kept, i64 b, i64 splits,
+                                                 bool vec, i64 head, Stats<typename Num<T>::acc>& st) {
+	constexpr int P = PackWidth<T, 16>::value, U = LongUnroll<T>::fwd;
+	if (!vec || head <= 0) {
+		tiles_stats<T>(xr, v, mrow, kept, b, splits, vec, st);
+		return;
+	}
+	const i64 span = (i64)U * blockDim.x;
+	const LongKeep ck = long_keep<P>(v, mrow, kept, 0, v.n);
+	LongTiles<U> w(b * span, v.n / P, splits * span);
+	for (; w.bk < head && w.full(ck.pfull); w.next()) {
+		LongPacks<T, P, U, true> s;
+		s.load_first(xr, w);
+		step_stats(st, s, v.ex);
+	}
+	stats_packs<T, P>(xr, v, ck, w, st);
+}
+
 // The split tier's forward in one cooperative launch (the Go side takes it
 // where every block of the grid (splits, rows) is resident at once): block
 // b folds its steps of the row (LongTiles), publishes its Part, meets the
@@ -608,13 +632,13 @@ __device__ __forceinline__ void write_packs(const T* xr, T* yr, const View& v, c
 // where the split tier takes two, and no workspace traffic between them.
 template <typename T>
 __device__ __forceinline__ void fwd_split_fused(const T* x, T* y, const View& v, bool vec, Part* work, i64 splits,
-                                                unsigned* sync) {
+                                                i64 head, unsigned* sync) {
 	typedef typename Num<T>::acc A;
 	constexpr int P = PackWidth<T, 16>::value, U = LongUnroll<T>::fwd;
 	const i64 row = blockIdx.y, b = blockIdx.x;
 	const i64 kept = v.kept(row), mrow = v.mask ? v.mask_row(row) : 0;
 	Stats<A> st = stats_init<A>();
-	tiles_stats<T>(x + row * v.n, v, mrow, kept, b, splits, vec, st);
+	tiles_stats_head<T>(x + row * v.n, v, mrow, kept, b, splits, vec, head, st);
 	st = block_reduce(st, MergeOp<T>{v.ex}, stats_init<A>());
 	constexpr unsigned Q = LongQueue<U>::queues, L = LongQueue<U>::line;
 	unsigned* queues = reinterpret_cast<unsigned*>(work) + (gridDim.y * splits * sizeof(Part) + 127) / 128 * 32 + row * Q * L;

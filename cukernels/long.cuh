@@ -192,6 +192,14 @@ template <typename T, int P, int U, bool ALL> struct LongPacks {
 			}
 		}
 	}
+	// load_first is load for a whole step, its lines marked evict-first in
+	// L2 (sm_load_first).
+	__device__ __forceinline__ void load_first(const T* p, const LongWalk<U>& w) {
+		static_assert(ALL, "whole steps");
+		const Pack<T, P>* q = reinterpret_cast<const Pack<T, P>*>(p) + w.bk;
+#pragma unroll
+		for (int u = 0; u < U; ++u) r[u] = sm_load_first(q + w.off(u));
+	}
 	// keep sets kb: columns below the causal limit, past the step's end
 	// none, and where there is a mask, its nonzero bytes (read only for
 	// packs the limit leaves something of). A step's mask words are all
