@@ -770,8 +770,9 @@ func TestGPUSplitPieces(t *testing.T) {
 // steps a block); 2^19+8 (16-byte packs; the half types' 65 steps over
 // 132 blocks leave 67 blocks with no step, float32's 129 leave 3, and the
 // last step is partial); 2^22+8 (float32 at 512 threads; on the H200 the
-// unmasked rows' statistics pass loads all but their last 7.5 MB
-// evict-first: fusedHead). Masks, causal limits and special values on
+// rows with neither mask nor causal limit take the head form, whose
+// statistics pass loads all but their last 7.5 MB evict-first:
+// fusedHead). Masks, causal limits and special values on
 // each. Every launch reuses the rows' barrier words as the one before
 // left them.
 func TestGPUSplitFused(t *testing.T) {
@@ -796,13 +797,14 @@ func TestGPUSplitFused(t *testing.T) {
 		{Float32, []int{4, 1 << 23}, true, false, 0, false},
 	} {
 		p := planOf(t, d, c.dt, c.shape, c.bwd)
-		fused := p.names[0] == "softmax_fwd_split_fused_"+c.dt.Suffix()
+		head := p.names[0] == "softmax_fwd_split_fused_head_"+c.dt.Suffix()
+		fused := head || p.names[0] == "softmax_fwd_split_fused_"+c.dt.Suffix()
 		if p.tier != TierSplit || fused != c.fused || fused && (len(p.names) != 1 || !p.coop || p.threads != c.threads) {
 			t.Errorf("%v %v bwd %v: tier %v, kernels %v, cooperative %v, %d threads; want the split tier, fused %v (%d threads)",
 				c.dt, c.shape, c.bwd, p.tier, p.names, p.coop, p.threads, c.fused, c.threads)
 		}
-		if fused && d.l2 == 60<<20 && (p.group > 0) != c.head {
-			t.Errorf("%v %v: evict-first below pack %d; want marks %v", c.dt, c.shape, p.group, c.head)
+		if fused && (head != (p.group > 0) || d.l2 == 60<<20 && head != c.head) {
+			t.Errorf("%v %v: kernel %s, evict-first below pack %d; want marks %v", c.dt, c.shape, p.names[0], p.group, c.head)
 		}
 	}
 	splitFusedSetting = "1" // masked rows too
@@ -826,12 +828,13 @@ func TestGPUSplitFused(t *testing.T) {
 				continue
 			}
 			p := planAt(t, d, dt, []int{4, n}, false, TierSplit)
-			if p.names[0] != "softmax_fwd_split_fused_"+dt.Suffix() || j == 3 && dt == Float32 && p.threads != 512 {
+			head := p.names[0] == "softmax_fwd_split_fused_head_"+dt.Suffix()
+			if !head && p.names[0] != "softmax_fwd_split_fused_"+dt.Suffix() || j == 3 && dt == Float32 && p.threads != 512 {
 				t.Errorf("%v 4x%d: kernels %v, %d threads; want the fused kernel", dt, n, p.names, p.threads)
 				continue
 			}
-			if j == 3 && d.l2 == 60<<20 && p.group == 0 {
-				t.Errorf("%v 4x%d: no evict-first loads; want them on the unmasked rows", dt, n)
+			if j == 3 && d.l2 == 60<<20 && (!head || p.group == 0) {
+				t.Errorf("%v 4x%d: kernel %s, evict-first below pack %d; want the head form on the unmasked rows", dt, n, p.names[0], p.group)
 			}
 			for variant := range 8 {
 				skip := j == 3 && variant != 0 && variant != 5 && variant != 7 || // 16M elements a problem

@@ -61,7 +61,7 @@ func kernelNames() []string {
 				names = append(names, fmt.Sprintf("softmax_%s_%s_%s", dir, t, s))
 			}
 			if dir == "fwd" {
-				names = append(names, "softmax_fwd_split_pieces_"+s, "softmax_fwd_split_fused_"+s)
+				names = append(names, "softmax_fwd_split_pieces_"+s, "softmax_fwd_split_fused_"+s, "softmax_fwd_split_fused_head_"+s)
 			}
 		}
 	}
@@ -164,10 +164,8 @@ func (d *Device) splitFused(c *call, p plan) bool {
 	if c.bwd || !d.coop || splitFusedSetting == "0" {
 		return false
 	}
-	k := d.kernel(c, "split_fused")
-	if k == nil || p.threads > k.maxThreads || int64(c.v.Outer) > gridMaxPerSM*int64(d.sms) ||
-		p.splits*int64(p.threads/32) < splitQueues ||
-		int64(d.occupancy(k, p.threads, 0))*int64(d.sms) < p.splits*int64(c.v.Outer) {
+	if int64(c.v.Outer) > gridMaxPerSM*int64(d.sms) || p.splits*int64(p.threads/32) < splitQueues ||
+		!d.coopFits(c, p, d.kernel(c, "split_fused")) {
 		return false
 	}
 	if splitFusedSetting == "1" || c.mask == 0 {
@@ -177,20 +175,29 @@ func (d *Device) splitFused(c *call, p plan) bool {
 	return elems*int64(c.dt.Size()+1) <= splitFusedMaskedL2*int64(d.l2)
 }
 
+// coopFits says whether k runs p's grid of blocks of p.threads all at once.
+func (d *Device) coopFits(c *call, p plan, k *kernel) bool {
+	return k != nil && p.threads <= k.maxThreads &&
+		int64(d.occupancy(k, p.threads, 0))*int64(d.sms) >= p.splits*int64(c.v.Outer)
+}
+
 // fusedHead is the pack of each row below which the fused kernel's
-// statistics pass loads evict-first (cukernels/grid.cuh,
-// tiles_stats_head), or 0 for none: all but the last half of L2's worth
-// of the rows, for unmasked vector rows whose data is at most 2.5 times
-// L2. L2 gives up the marked lines first, so more of the rows' last
-// columns, which the write pass rereads first, are still there when it
-// does. Measured on the H200 at 4x8388608, 1.07 (the half types) and 2.1
-// (float32) times L2 (docs/PERFORMANCE.md, GPU entry 31): unmasked rows
-// 1.8-3% faster; masked rows 0.4-1.2% slower, so they take no marks.
-// Longer rows were not measured with this form (with the write pass's
+// statistics pass loads evict-first (the fused kernel's head form,
+// cukernels/grid.cuh tiles_stats_head), or 0 for none: all but the last
+// half of L2's worth of the rows, for rows with 16-byte packs, no mask and
+// no causal limit, whose data is at most 2.5 times L2. L2 gives up the
+// marked lines first, so more of the rows' last columns, which the write
+// pass rereads first, are still there when it does. Measured on the H200
+// at 4 rows of 8388608 columns, 1.07 (the half types) and 2.1 (float32)
+// times L2 (docs/PERFORMANCE.md, GPU entry 31): unmasked rows 1.8-4.4%
+// faster, on and off in one binary; masked rows 0.4-1.2% slower across
+// builds, so they take no marks, nor do causal rows (whose protected tail
+// could lie past their limit; not measured). Other row counts, float64,
+// and longer rows were not measured with this form (with the write pass's
 // loads marked too, float32 4x33554432 ran 2% slower). SOFTMAX_SPLIT_HEAD=0
 // turns the marks off (a tuning knob for benchmarks, read once at start).
 func (d *Device) fusedHead(c *call, vec bool, pk int64) int64 {
-	if !vec || c.mask != 0 || splitHeadSetting == "0" {
+	if !vec || c.mask != 0 || c.v.Causal || splitHeadSetting == "0" {
 		return 0
 	}
 	rows, n := int64(c.v.Outer), int64(c.v.N)
@@ -683,7 +690,9 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		switch {
 		case fused:
 			p.names, p.coop = []string{d.kernel(c, "split_fused").name}, true
-			p.group = int(d.fusedHead(c, p.vec, int64(pk)))
+			if head := d.fusedHead(c, p.vec, int64(pk)); head > 0 && d.coopFits(c, p, d.kernel(c, "split_fused_head")) {
+				p.names[0], p.group = d.kernel(c, "split_fused_head").name, int(head)
+			}
 		case splitPieces(c.dt, c.bwd, p.chunk, stepAt(p.threads)):
 			p.names[1] = d.kernel(c, "split_pieces").name
 		}

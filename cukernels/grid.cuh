@@ -596,9 +596,9 @@ __device__ __forceinline__ void write_packs(const T* xr, T* yr, const View& v, c
 	}
 }
 
-// tiles_stats_head is tiles_stats for the fused kernel: block b's whole
-// steps below pack `head` are loaded evict-first (sm_load_first), the rest
-// as usual. Lines so marked are the first L2 gives up, so more of the
+// tiles_stats_head is tiles_stats for the fused kernel's head form: block
+// b's whole steps that start below pack `head` are loaded evict-first
+// (sm_load_first), the rest as usual. Lines so marked are the first L2 gives up, so more of the
 // row's last columns, which the write pass rereads first, are still there
 // when it does (docs/PERFORMANCE.md, GPU entry 31). head = 0: no marks.
 template <typename T>
@@ -630,7 +630,9 @@ __device__ __forceinline__ void tiles_stats_head(const T* xr, const View& v, i64
 // the next 128 bytes) each row's queues: block 0 zeroes its row's before
 // the barrier, which orders that before any warp's first take. One launch
 // where the split tier takes two, and no workspace traffic between them.
-template <typename T>
+// HEAD: the statistics pass loads the row below pack `head` evict-first
+// (tiles_stats_head).
+template <typename T, bool HEAD>
 __device__ __forceinline__ void fwd_split_fused(const T* x, T* y, const View& v, bool vec, Part* work, i64 splits,
                                                 i64 head, unsigned* sync) {
 	typedef typename Num<T>::acc A;
@@ -638,7 +640,8 @@ __device__ __forceinline__ void fwd_split_fused(const T* x, T* y, const View& v,
 	const i64 row = blockIdx.y, b = blockIdx.x;
 	const i64 kept = v.kept(row), mrow = v.mask ? v.mask_row(row) : 0;
 	Stats<A> st = stats_init<A>();
-	tiles_stats_head<T>(x + row * v.n, v, mrow, kept, b, splits, vec, head, st);
+	if (HEAD) tiles_stats_head<T>(x + row * v.n, v, mrow, kept, b, splits, vec, head, st);
+	else tiles_stats<T>(x + row * v.n, v, mrow, kept, b, splits, vec, st);
 	st = block_reduce(st, MergeOp<T>{v.ex}, stats_init<A>());
 	constexpr unsigned Q = LongQueue<U>::queues, L = LongQueue<U>::line;
 	unsigned* queues = reinterpret_cast<unsigned*>(work) + (gridDim.y * splits * sizeof(Part) + 127) / 128 * 32 + row * Q * L;
