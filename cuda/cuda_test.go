@@ -829,8 +829,9 @@ func TestGPUSplitFused(t *testing.T) {
 			}
 			p := planAt(t, d, dt, []int{4, n}, false, TierSplit)
 			head := p.names[0] == "softmax_fwd_split_fused_head_"+dt.Suffix()
-			if !head && p.names[0] != "softmax_fwd_split_fused_"+dt.Suffix() || j == 3 && dt == Float32 && p.threads != 512 {
-				t.Errorf("%v 4x%d: kernels %v, %d threads; want the fused kernel", dt, n, p.names, p.threads)
+			if !head && p.names[0] != "softmax_fwd_split_fused_"+dt.Suffix() || head != (p.group > 0) ||
+				j == 3 && dt == Float32 && p.threads != 512 {
+				t.Errorf("%v 4x%d: kernels %v, %d threads, evict-first below pack %d; want the fused kernel", dt, n, p.names, p.threads, p.group)
 				continue
 			}
 			if j == 3 && d.l2 == 60<<20 && (!head || p.group == 0) {

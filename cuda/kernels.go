@@ -189,9 +189,9 @@ func (d *Device) coopFits(c *call, p plan, k *kernel) bool {
 // marked lines first, so more of the rows' last columns, which the write
 // pass rereads first, are still there when it does. Measured on the H200
 // at 4 rows of 8388608 columns, 1.07 (the half types) and 2.1 (float32)
-// times L2 (docs/PERFORMANCE.md, GPU entry 31): unmasked rows 1.8-4.4%
-// faster, on and off in one binary; masked rows 0.4-1.2% slower across
-// builds, so they take no marks, nor do causal rows (whose protected tail
+// times L2 (docs/PERFORMANCE.md, GPU entry 31): unmasked rows 1.8-3%
+// faster than the plain kernel; masked rows 0.4-1.2% slower, so they take
+// no marks, nor do causal rows (whose protected tail
 // could lie past their limit; not measured). Other row counts, float64,
 // and longer rows were not measured with this form (with the write pass's
 // loads marked too, float32 4x33554432 ran 2% slower). SOFTMAX_SPLIT_HEAD=0
@@ -690,8 +690,8 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		switch {
 		case fused:
 			p.names, p.coop = []string{d.kernel(c, "split_fused").name}, true
-			if head := d.fusedHead(c, p.vec, int64(pk)); head > 0 && d.coopFits(c, p, d.kernel(c, "split_fused_head")) {
-				p.names[0], p.group = d.kernel(c, "split_fused_head").name, int(head)
+			if head, k := d.fusedHead(c, p.vec, int64(pk)), d.kernel(c, "split_fused_head"); head > 0 && d.coopFits(c, p, k) {
+				p.names[0], p.group = k.name, int(head)
 			}
 		case splitPieces(c.dt, c.bwd, p.chunk, stepAt(p.threads)):
 			p.names[1] = d.kernel(c, "split_pieces").name

@@ -7,8 +7,8 @@
 // m: masked or causal), pipe1 ... pipe4m (tier 1 with the next row copied
 // ahead into shared memory), clus4, clus4m, cpipe4 (forward) and clus2,
 // clus2m, cpipe2 (backward: tier 1 over a thread block cluster, CUDA only),
-// cached (tier 2), block (tier 3), split_stats, split_apply, split_pieces
-// and split_fused (tier 4; split_pieces and split_fused forward and CUDA
+// cached (tier 2), block (tier 3), split_stats, split_apply, split_pieces,
+// split_fused and split_fused_head (tier 4; the last three forward and CUDA
 // only), inner (tier 5),
 // grid (tier 7, CUDA only), cgrid (tier 8, CUDA only).
 // Every forward kernel takes (x, y, view..., extra...) and every backward
