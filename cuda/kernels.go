@@ -191,11 +191,11 @@ func (d *Device) coopFits(c *call, p plan, k *kernel) bool {
 // at 4 rows of 8388608 columns, 1.07 (the half types) and 2.1 (float32)
 // times L2 (docs/PERFORMANCE.md, GPU entry 31): unmasked rows 1.8-3%
 // faster than the plain kernel; masked rows 0.4-1.2% slower, so they take
-// no marks, nor do causal rows (whose protected tail
-// could lie past their limit; not measured). Other row counts, float64,
-// and longer rows were not measured with this form (with the write pass's
-// loads marked too, float32 4x33554432 ran 2% slower). SOFTMAX_SPLIT_HEAD=0
-// turns the marks off (a tuning knob for benchmarks, read once at start).
+// no marks, nor do causal rows (whose protected tail could lie past their
+// limit; not measured). Other row counts, float64 and longer rows were not
+// measured with this form (with the write pass's loads marked too, float32
+// 4x33554432 ran 2% slower). SOFTMAX_SPLIT_HEAD=0 turns the marks off (a
+// tuning knob for benchmarks, read once at start).
 func (d *Device) fusedHead(c *call, vec bool, pk int64) int64 {
 	if !vec || c.mask != 0 || c.v.Causal || splitHeadSetting == "0" {
 		return 0

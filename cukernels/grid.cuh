@@ -598,9 +598,10 @@ __device__ __forceinline__ void write_packs(const T* xr, T* yr, const View& v, c
 
 // tiles_stats_head is tiles_stats for the fused kernel's head form: block
 // b's whole steps that start below pack `head` are loaded evict-first
-// (sm_load_first), the rest as usual. Lines so marked are the first L2 gives up, so more of the
-// row's last columns, which the write pass rereads first, are still there
-// when it does (docs/PERFORMANCE.md, GPU entry 31). head = 0: no marks.
+// (sm_load_first), the rest as usual. Lines so marked are the first L2
+// gives up, so more of the row's last columns, which the write pass
+// rereads first, are still there when it does (docs/PERFORMANCE.md, GPU
+// entry 31). head = 0: no marks.
 template <typename T>
 __device__ __forceinline__ void tiles_stats_head(const T* xr, const View& v, i64 mrow, i64 kept, i64 b, i64 splits,
                                                  bool vec, i64 head, Stats<typename Num<T>::acc>& st) {
