@@ -4,7 +4,8 @@
 //   softmax_{fwd,bwd}_{tier}_{f32,f64,f16,bf16}
 //
 // tier: rows1 ... rows4 and rows1m ... rows4m (tier 1, K packs per thread,
-// m: masked or causal), pipe1 ... pipe4m (tier 1 with the next row copied
+// m: masked or causal), rows1p ... rows4p (tier 1's packed form, the half
+// types' forward, CUDA only), pipe1 ... pipe4m (tier 1 with the next row copied
 // ahead into shared memory), clus4, clus4m, cpipe4 (forward) and clus2,
 // clus2m, cpipe2 (backward: tier 1 over a thread block cluster, CUDA only),
 // cached (tier 2), block (tier 3), split_stats, split_apply, split_pieces,
@@ -125,6 +126,16 @@
 SM_CLUSTER_DTYPE(f32, float)
 SM_CLUSTER_DTYPE(f16, sm_half)
 SM_CLUSTER_DTYPE(bf16, sm_bf16)
+
+// Tier 1's packed form for the half types' forward (fwd_rows_packed:
+// unmasked rows of aligned packs, the packs kept as loaded). CUDA only:
+// the HIP build's dispatch has no rule for it, not measured there.
+#define SM_PACKED_DTYPE(S, T)                                                                     \
+	SM_FWD(rows1p, S, T, SM_MAX_THREADS, (fwd_rows_packed<T, 1>(x, y, v, (int)group)))            \
+	SM_FWD(rows2p, S, T, SM_MAX_THREADS, (fwd_rows_packed<T, 2>(x, y, v, (int)group)))            \
+	SM_FWD(rows4p, S, T, SM_MAX_THREADS, (fwd_rows_packed<T, 4>(x, y, v, (int)group)))
+SM_PACKED_DTYPE(f16, sm_half)
+SM_PACKED_DTYPE(bf16, sm_bf16)
 
 // Tier 7, rows over the whole grid, and tier 4's fused forward (grid.cuh;
 // cooperative launches, CUDA only): one more parameter after the common

@@ -910,6 +910,98 @@ __device__ __forceinline__ void fwd_rows(const T* x, T* y, const View& v, bool v
 	g.done();
 }
 
+// Tier 1's packed form, for the half types' forward (CUDA: the "rows{K}p"
+// kernels). fwd_rows converts a row to float32 as it loads it, so K packs
+// of 8 halves take 8K registers: at K = 4 that is 32, and those kernels
+// spill at the 64 registers a 1024-thread block leaves (the half types run
+// K = 2, pipelined, instead: 32 bytes a thread in registers). Here the
+// packs stay as loaded, 4 registers each (16 at K = 4, what float32 takes
+// at K = 4), and every pass converts them again: the maximum, the sum, and
+// the output, which takes each exponential again rather than keeping it.
+// The arithmetic is fwd_row's term for term, so the outputs are the same
+// bits. Unmasked rows of aligned packs only.
+
+// pack_opaque hides a pack's bits from the compiler, so the conversions
+// after it are redone rather than kept from before it (which would hold
+// the converted row in registers again).
+template <typename T, int P> __device__ __forceinline__ void pack_opaque(Pack<T, P>& pk) {
+	static_assert(sizeof(Pack<T, P>) % 4 == 0, "a pack of whole words");
+	unsigned* w = reinterpret_cast<unsigned*>(&pk);
+#pragma unroll
+	for (int i = 0; i < (int)(sizeof(Pack<T, P>) / 4); ++i) asm volatile("" : "+r"(w[i]));
+}
+
+template <typename T, int K> __device__ __forceinline__ void fwd_rows_packed(const T* x, T* y, const View& v, int W) {
+	typedef typename Num<T>::acc A;
+	constexpr int P = PackWidth<T, 64>::value;
+	typedef Pack<T, P> PK;
+	const RowGroup g(W);
+	const int n = (int)v.n; // a row is at most 1024*K*P columns
+	PK fill; // columns past n: -Inf, as fwd_rows fills them
+#pragma unroll
+	for (int j = 0; j < P; ++j) fill.v[j] = Num<T>::out(-sm_inf<A>());
+	for (i64 row = g.first; row - g.off < v.rows; row += g.step()) {
+		const bool valid = row < v.rows;
+		PK pk[K];
+		auto load = [&]() {
+#pragma unroll
+			for (int p = 0; p < K; ++p) {
+				const int col = (p * g.W + g.lane) * P;
+				pk[p] = valid && col < n ? *reinterpret_cast<const PK*>(x + row * v.n + col) : fill;
+			}
+		};
+		load();
+		A m = sm_lowest<A>();
+#pragma unroll
+		for (int p = 0; p < K; ++p)
+#pragma unroll
+			for (int j = 0; j < P; ++j) m = fmax(m, Num<T>::in(pk[p].v[j]));
+		m = g.reduce(m, MaxV(), sm_lowest<A>());
+#pragma unroll
+		for (int p = 0; p < K; ++p) pack_opaque(pk[p]);
+		A s = A(0);
+#pragma unroll
+		for (int p = 0; p < K; ++p)
+#pragma unroll
+			for (int j = 0; j < P; ++j) s += row_exp_biased<T>(Num<T>::in(pk[p].v[j]), m, v.ex);
+		s = g.reduce(s, SumOp(), A(0));
+		const bool exact = valid && !(s >= A(RowBias<T>::one) && s <= A(1e30)); // as fwd_row
+		if (g.any(exact)) {
+			row_exact_fwd<T>(x, y, v, row, exact, g);
+			if (exact) continue;
+			// The row is read again (rare: a group of the warp took the
+			// exact path), so no pack is live across that path's registers.
+			load();
+		}
+		if (!valid) continue;
+#pragma unroll
+		for (int p = 0; p < K; ++p) pack_opaque(pk[p]);
+		// fwd_row's three output forms, each its own loop.
+		T* yr = y + row * v.n;
+		auto write = [&](auto out) {
+#pragma unroll
+			for (int p = 0; p < K; ++p) {
+				const int col = (p * g.W + g.lane) * P;
+				if (col >= n) continue;
+				PK o;
+#pragma unroll
+				for (int j = 0; j < P; ++j) o.v[j] = Num<T>::out(out(Num<T>::in(pk[p].v[j])));
+				*reinterpret_cast<PK*>(yr + col) = o;
+			}
+		};
+		if (v.log && v.scale == 1.0) {
+			const A ls = row_log_sum<T>(s * A(RowBias<T>::inv));
+			write([&](A xv) { return (xv - m) - ls; });
+		} else if (v.log) {
+			const double lsum = log((double)s * RowBias<T>::inv);
+			write([&](A xv) { return Num<T>::logout(xv, m, v.scale, lsum); });
+		} else {
+			const A r = A(1) / s;
+			write([&](A xv) { return row_exp_biased<T>(xv, m, v.ex) * r; });
+		}
+	}
+}
+
 // Pipelined tier 1 (the `pipe` kernels, for rows whose packs are all
 // aligned): each thread copies its packs of the row after the current one
 // into its own slots of shared memory (cp.async on sm_80 and later, so
