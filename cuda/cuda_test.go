@@ -612,7 +612,13 @@ func planOf(t *testing.T, d *Device, dt Dtype, shape []int, bwd bool) plan {
 // planAt is planOf with the tier forced as the tests force it.
 func planAt(t *testing.T, d *Device, dt Dtype, shape []int, bwd bool, force Tier) plan {
 	t.Helper()
-	v, err := layout.Resolve(layout.Params{Axis: -1, Scale: 1, Log: bwd}, shape, nil)
+	return planWith(t, d, dt, shape, layout.Params{Axis: -1, Scale: 1, Log: bwd}, bwd, force)
+}
+
+// planWith is planAt with the op's parameters given.
+func planWith(t *testing.T, d *Device, dt Dtype, shape []int, params layout.Params, bwd bool, force Tier) plan {
+	t.Helper()
+	v, err := layout.Resolve(params, shape, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -636,6 +642,10 @@ func planAt(t *testing.T, d *Device, dt Dtype, shape []int, bwd bool, force Tier
 // (gpu.PipeRowsFit).
 func TestGPUPipeDispatch(t *testing.T) {
 	d := device(t)
+	// The half types' forward rows below are the pipelined kernels' when
+	// the packed ones are off (TestGPUPacked checks those).
+	d.noPacked = true
+	defer func() { d.noPacked = false }()
 	for _, c := range []struct {
 		dt        Dtype
 		shape     []int
@@ -659,6 +669,68 @@ func TestGPUPipeDispatch(t *testing.T) {
 		}
 		if c.gridPerSM > 0 && p.grid[0] != c.gridPerSM*d.sms {
 			t.Errorf("%v %v bwd %v: grid %d, want %d blocks per SM (%d)", c.dt, c.shape, c.bwd, p.grid[0], c.gridPerSM, c.gridPerSM*d.sms)
+		}
+	}
+}
+
+// TestGPUPacked runs the half types' forward rows of aligned packs
+// through tier 1's packed kernels (wherever they can run, past the rule
+// that picks them) and without them (the pipelined kernels): rows of 1 to
+// 4096 packs around each change of K and of the group (one pack; a warp;
+// the widest group), several rows per block where groups are narrow;
+// plain rows, rows with NaN, +Inf and all -Inf (the exact form),
+// log-softmax with a scale of 1 and of 0.3. It also checks the rule
+// (gpu.PackedOn) on a few shapes.
+func TestGPUPacked(t *testing.T) {
+	d := device(t)
+	if !gpu.PackedKernels(Float16) {
+		t.Skip("SOFTMAX_PACKED=0: the packed kernels are off")
+	}
+	for _, c := range []struct {
+		dt     Dtype
+		shape  []int
+		log    bool
+		kernel string
+	}{
+		{Float16, []int{16384, 2048}, false, "softmax_fwd_rows4p_f16"},
+		{BFloat16, []int{16, 16, 2048, 2048}, false, "softmax_fwd_rows4p_bf16"},
+		{Float16, []int{2048, 8192}, false, "softmax_fwd_pipe2_f16"},
+		{BFloat16, []int{2048, 8192}, true, "softmax_fwd_rows4p_bf16"},
+		{Float16, []int{65536, 128}, true, "softmax_fwd_rows4p_f16"},
+		{Float16, []int{65536, 128}, false, "softmax_fwd_pipe2_f16"},
+	} {
+		p := planWith(t, d, c.dt, c.shape, layout.Params{Axis: -1, Scale: 1, Log: c.log}, false, TierAuto)
+		if p.names[0] != c.kernel {
+			t.Errorf("%v %v log %v: kernel %s, want %s", c.dt, c.shape, c.log, p.names[0], c.kernel)
+		}
+	}
+	defer func() { d.packed, d.noPacked = false, false }()
+	rng := rand.New(rand.NewPCG(14, 14))
+	for _, dt := range []Dtype{Float16, BFloat16} {
+		pk := 16 / dt.Size()
+		for i, packs := range []int{1, 2, 3, 4, 5, 31, 32, 33, 127, 128, 129, 130, 255, 256, 257, 1000, 2047, 2048, 4095, 4096} {
+			n := packs * pk
+			k, _, ok := gpu.PackedShape(dt, int64(n), warpSize)
+			if !ok {
+				t.Fatalf("%v: no packed shape for %d columns", dt, n)
+			}
+			rows := 5 + i%4
+			d.packed = true
+			if p := planAt(t, d, dt, []int{rows, n}, false, TierRows); p.names[0] != gpu.PackedKernel(dt, k) {
+				t.Errorf("%v %dx%d: kernel %s, want %s", dt, rows, n, p.names[0], gpu.PackedKernel(dt, k))
+			}
+			for variant, name := range []string{"plain", "special", "logscale", "log"} {
+				if testing.Short() && (i+variant)%2 != 0 {
+					continue
+				}
+				p := rowsProblem(rng, rows, n, []int{0, 5, 6, 0}[variant])
+				p.spec.Log = variant >= 2
+				p.name += "/" + name
+				for _, on := range []bool{true, false} {
+					d.packed, d.noPacked = on, !on
+					run(t, d, p, dt, TierAuto, TierRows)
+				}
+			}
 		}
 	}
 }

@@ -83,6 +83,8 @@ type Device struct {
 	mod       cu.Module
 	kernels   map[string]*kernel
 	noPipe    bool // tests: tier 1 without its pipelined kernels
+	noPacked  bool // tests: tier 1 without its packed kernels
+	packed    bool // tests: tier 1's packed kernels wherever they can run
 	sms       int  // multiprocessors
 	smemOptin int  // shared memory per block after opting in, bytes
 	l2        int  // L2 cache, bytes

@@ -62,6 +62,11 @@ func kernelNames() []string {
 			}
 			if dir == "fwd" {
 				names = append(names, "softmax_fwd_split_pieces_"+s, "softmax_fwd_split_fused_"+s, "softmax_fwd_split_fused_head_"+s)
+				if gpu.PackedKernels(dt) {
+					for _, k := range gpu.RowsKs() {
+						names = append(names, gpu.PackedKernel(dt, k))
+					}
+				}
 			}
 		}
 	}
@@ -588,8 +593,23 @@ func (d *Device) makePlan(c *call) (plan, error) {
 	case TierRows:
 		keep := gpu.KeepOf(c.mask != 0, v.Causal)
 		k, w, _ := gpu.RowsShape(c.dt, c.bwd, keep, n, warpSize)
-		threads, perBlock := gpu.RowsThreads(w, warpSize)
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
+		// Aligned half rows forward without mask or causal limit take the
+		// packed kernel, which keeps their packs as loaded, where it paid.
+		packed := gpu.PackedOn(c.dt, c.bwd, keep, v.Log, rows, n) && !d.noPacked
+		if d.packed { // tests: wherever the packed kernels can run
+			packed = gpu.PackedKernels(c.dt) && !c.bwd && keep == gpu.KeepAll
+		}
+		if p.vec && packed {
+			if kp, pw, ok := gpu.PackedShape(c.dt, n, warpSize); ok && d.kernels[gpu.PackedKernel(c.dt, kp)] != nil {
+				threads, perBlock := gpu.RowsThreads(pw, warpSize)
+				p.names = []string{gpu.PackedKernel(c.dt, kp)}
+				p.threads, p.group = threads, pw
+				p.grid[0] = int(min(ceilDiv(rows, int64(perBlock)), 1<<30))
+				break
+			}
+		}
+		threads, perBlock := gpu.RowsThreads(w, warpSize)
 		p.names = []string{gpu.RowsKernel(c.dt, c.bwd, k, keep)}
 		p.threads, p.group = threads, w
 		want := ceilDiv(rows, int64(perBlock))

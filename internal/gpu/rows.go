@@ -257,6 +257,58 @@ func RowsShape(t Dtype, bwd bool, keep Keep, n int64, warp int) (k, w int, ok bo
 	}
 	packs := (n + int64(16/t.Size()) - 1) / int64(16/t.Size())
 	prefer, most := rowsK(t, bwd, keep, packs)
+	return rowsShape(bwd, packs, prefer, most, warp)
+}
+
+// PackedKernels says whether the packed kernels (CUDA's "rows{K}p",
+// fwd_rows_packed in cukernels/softmax.cuh) serve t at all: the half
+// types' forward, whose rows the other kernels convert to float32 as they
+// load them (twice the registers). SOFTMAX_PACKED=0 turns them off (a
+// tuning knob for benchmarks, read once at start).
+func PackedKernels(t Dtype) bool {
+	return packedSetting != "0" && (t == Float16 || t == BFloat16)
+}
+
+// PackedOn says whether tier 1 takes its packed kernels for rows x n of t
+// without mask or causal limit whose packs are all aligned, forward:
+// log-softmax always, softmax at rows of at least 2048 columns and 2^25
+// elements in all. On the H200 (docs/PERFORMANCE.md GPU entry 32, against
+// the pipelined kernels at K = 2) log-softmax ran 3-9% faster from 2048x2048
+// up and the same at 65536x128; softmax 1.5-7% faster at 16384x2048,
+// 8192x4096 and 16x16x2048x2048, the same at 32768x512, and 1-5% slower
+// at 2048 rows of 2048-8192 columns and at 65536x128, where the pipelined
+// kernel's next row in flight pays for its copy: softmax's packed output
+// pass takes each exponential again, log-softmax's takes none.
+func PackedOn(t Dtype, bwd bool, keep Keep, log bool, rows, n int64) bool {
+	if !PackedKernels(t) || bwd || keep != KeepAll {
+		return false
+	}
+	return log || n >= 2048 && rows*n >= 1<<25
+}
+
+var packedSetting = os.Getenv("SOFTMAX_PACKED")
+
+// PackedShape is RowsShape for the packed kernels: they prefer K = 4, 16
+// registers of packs a thread as float32 takes at K = 4 (SOFTMAX_ROWS_K
+// sets the preference as it does for RowsShape).
+func PackedShape(t Dtype, n int64, warp int) (k, w int, ok bool) {
+	if n <= 0 || !t.Valid() {
+		return 0, 0, false
+	}
+	packs := (n + int64(16/t.Size()) - 1) / int64(16/t.Size())
+	prefer := 4
+	if o := rowsPreferOverride; o > 0 && o&(o-1) == 0 {
+		prefer = min(o, 4)
+	}
+	return rowsShape(false, packs, prefer, 4, warp)
+}
+
+// PackedKernel names the packed kernel for K packs per thread.
+func PackedKernel(t Dtype, k int) string { return tierKernel("rows", t, false, k, "p") }
+
+// rowsShape lays out rows of packs packs at K = prefer, doubling up to
+// most while the group would pass its largest.
+func rowsShape(bwd bool, packs int64, prefer, most, warp int) (k, w int, ok bool) {
 	k = int(min(int64(prefer), pow2(packs)))
 	for (packs+int64(k)-1)/int64(k) > int64(RowsMaxGroup(bwd, k)) {
 		if k >= most {

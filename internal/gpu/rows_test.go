@@ -100,6 +100,44 @@ func TestRowsOverride(t *testing.T) {
 	}
 }
 
+// TestPackedShape: the packed kernels take K = 4 where a row has that
+// many packs, hold the rows tier 1 holds for the half types' forward
+// (32768 columns), and serve only the half types' unmasked forward: all
+// log-softmax, softmax from 2048 columns and 2^25 elements.
+func TestPackedShape(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		k, w int
+		ok   bool
+	}{{8, 1, 1, true}, {16, 2, 1, true}, {24, 4, 1, true}, {2048, 4, 64, true}, {1024, 4, 32, true}, {32768, 4, 1024, true}, {32776, 0, 0, false}} {
+		k, w, ok := PackedShape(Float16, c.n, 32)
+		if k != c.k || w != c.w || ok != c.ok {
+			t.Errorf("PackedShape(%d): %d, %d, %v; want %d, %d, %v", c.n, k, w, ok, c.k, c.w, c.ok)
+		}
+		if _, _, rowsOK := RowsShape(Float16, false, KeepAll, c.n, 32); rowsOK != ok {
+			t.Errorf("%d columns: tier 1 holds them %v, the packed kernels %v", c.n, rowsOK, ok)
+		}
+	}
+	for _, c := range []struct {
+		dt      Dtype
+		bwd     bool
+		keep    Keep
+		log     bool
+		rows, n int64
+		want    bool
+	}{
+		{Float16, false, KeepAll, false, 16384, 2048, true}, {BFloat16, false, KeepAll, false, 16 * 16 * 2048, 2048, true},
+		{Float16, false, KeepAll, false, 2048, 8192, false}, {Float16, false, KeepAll, false, 1 << 18, 128, false},
+		{Float16, false, KeepAll, true, 1, 8, true}, {BFloat16, false, KeepAll, true, 65536, 128, true},
+		{Float32, false, KeepAll, true, 16384, 2048, false}, {Float16, true, KeepAll, true, 16384, 2048, false},
+		{Float16, false, KeepCausal, true, 16384, 2048, false}, {BFloat16, false, KeepMask, false, 16384, 2048, false},
+	} {
+		if got := PackedOn(c.dt, c.bwd, c.keep, c.log, c.rows, c.n); got != c.want {
+			t.Errorf("PackedOn(%v, bwd %v, keep %v, log %v, %dx%d) = %v", c.dt, c.bwd, c.keep, c.log, c.rows, c.n, got)
+		}
+	}
+}
+
 // TestClusterShape: the cluster covers the row with the fewest blocks,
 // whole warps per block, and gives up past 8 blocks of 1024 threads.
 func TestClusterShape(t *testing.T) {
