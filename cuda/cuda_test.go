@@ -555,13 +555,13 @@ func TestGPURowsBoundaries(t *testing.T) {
 					if n < 1 || testing.Short() && j != 1 && edge > 4096 {
 						continue
 					}
-					// With and without the pipelined kernels (aligned rows
-					// take them when they can).
+					// With and without the pipelined and packed kernels
+					// (aligned rows take them when they can).
 					for _, noPipe := range []bool{false, true} {
-						d.noPipe = noPipe
+						d.noPipe, d.noPacked = noPipe, noPipe // off: the plain kernels
 						run(t, d, rowsProblem(rng, 5, n, (i+j)%7), dt, TierAuto, TierRows)
 					}
-					d.noPipe = false
+					d.noPipe, d.noPacked = false, false
 				}
 			}
 		}
@@ -678,30 +678,36 @@ func TestGPUPipeDispatch(t *testing.T) {
 // that picks them) and without them (the pipelined kernels): rows of 1 to
 // 4096 packs around each change of K and of the group (one pack; a warp;
 // the widest group), several rows per block where groups are narrow;
-// plain rows, rows with NaN, +Inf and all -Inf (the exact form),
-// log-softmax with a scale of 1 and of 0.3. It also checks the rule
-// (gpu.PackedOn) on a few shapes.
+// plain rows, rows with NaN, +Inf and all -Inf (the exact form, in
+// softmax and in log-softmax with a scale of 1 and of 0.3), softmax with
+// a scale. It also checks the rule (gpu.PackedOn) on a few shapes, causal
+// rows keeping the pipelined kernels (unless a knob replaces the rule).
 func TestGPUPacked(t *testing.T) {
 	d := device(t)
 	if !gpu.PackedKernels(Float16) {
 		t.Skip("SOFTMAX_PACKED=0: the packed kernels are off")
 	}
 	for _, c := range []struct {
-		dt     Dtype
-		shape  []int
-		log    bool
-		kernel string
+		dt          Dtype
+		shape       []int
+		log, causal bool
+		kernel      string
 	}{
-		{Float16, []int{16384, 2048}, false, "softmax_fwd_rows4p_f16"},
-		{BFloat16, []int{16, 16, 2048, 2048}, false, "softmax_fwd_rows4p_bf16"},
-		{Float16, []int{2048, 8192}, false, "softmax_fwd_pipe2_f16"},
-		{BFloat16, []int{2048, 8192}, true, "softmax_fwd_rows4p_bf16"},
-		{Float16, []int{65536, 128}, true, "softmax_fwd_rows4p_f16"},
-		{Float16, []int{65536, 128}, false, "softmax_fwd_pipe2_f16"},
+		{Float16, []int{16384, 2048}, false, false, "softmax_fwd_rows4p_f16"},
+		{BFloat16, []int{16, 16, 2048, 2048}, false, false, "softmax_fwd_rows4p_bf16"},
+		{Float16, []int{16, 16, 2048, 2048}, false, true, "softmax_fwd_pipe4c_f16"},
+		{Float16, []int{2048, 8192}, false, false, "softmax_fwd_pipe2_f16"},
+		{BFloat16, []int{2048, 8192}, true, false, "softmax_fwd_rows4p_bf16"},
+		{Float16, []int{32768, 512}, true, false, "softmax_fwd_rows4p_f16"},
+		{Float16, []int{65536, 128}, true, false, "softmax_fwd_pipe2_f16"},
+		{Float16, []int{65536, 128}, false, false, "softmax_fwd_pipe2_f16"},
 	} {
-		p := planWith(t, d, c.dt, c.shape, layout.Params{Axis: -1, Scale: 1, Log: c.log}, false, TierAuto)
-		if p.names[0] != c.kernel {
-			t.Errorf("%v %v log %v: kernel %s, want %s", c.dt, c.shape, c.log, p.names[0], c.kernel)
+		if os.Getenv("SOFTMAX_PACKED") != "" || os.Getenv("SOFTMAX_ROWS_K") != "" {
+			break // the knobs replace the rule
+		}
+		params := layout.Params{Axis: -1, Scale: 1, Log: c.log, Causal: c.causal}
+		if p := planWith(t, d, c.dt, c.shape, params, false, TierAuto); p.names[0] != c.kernel {
+			t.Errorf("%v %v log %v causal %v: kernel %s, want %s", c.dt, c.shape, c.log, c.causal, p.names[0], c.kernel)
 		}
 	}
 	defer func() { d.packed, d.noPacked = false, false }()
@@ -719,12 +725,15 @@ func TestGPUPacked(t *testing.T) {
 			if p := planAt(t, d, dt, []int{rows, n}, false, TierRows); p.names[0] != gpu.PackedKernel(dt, k) {
 				t.Errorf("%v %dx%d: kernel %s, want %s", dt, rows, n, p.names[0], gpu.PackedKernel(dt, k))
 			}
-			for variant, name := range []string{"plain", "special", "logscale", "log"} {
+			for variant, name := range []string{"plain", "special", "logscale", "logspecial", "scale"} {
 				if testing.Short() && (i+variant)%2 != 0 {
 					continue
 				}
-				p := rowsProblem(rng, rows, n, []int{0, 5, 6, 0}[variant])
-				p.spec.Log = variant >= 2
+				p := rowsProblem(rng, rows, n, []int{0, 5, 6, 5, 0}[variant])
+				p.spec.Log = variant == 2 || variant == 3
+				if variant == 4 {
+					p.spec.Scale = 0.7
+				}
 				p.name += "/" + name
 				for _, on := range []bool{true, false} {
 					d.packed, d.noPacked = on, !on

@@ -8,8 +8,9 @@ import (
 	"strconv"
 )
 
-// Tier 1 (cukernels/softmax.cuh, fwd_rows and bwd_rows) holds a row in the
-// registers of a group of W threads, K packs of 16 bytes per thread. These
+// Tier 1 (cukernels/softmax.cuh, fwd_rows and bwd_rows, and for the half
+// types' unmasked forward fwd_rows_packed) holds a row in the registers of
+// a group of W threads, K packs of 16 bytes per thread. These
 // rules are shared by the CUDA and HIP backends; the kernels each K needs
 // are instantiated in cukernels/softmax.cu.
 
@@ -263,27 +264,37 @@ func RowsShape(t Dtype, bwd bool, keep Keep, n int64, warp int) (k, w int, ok bo
 // PackedKernels says whether the packed kernels (CUDA's "rows{K}p",
 // fwd_rows_packed in cukernels/softmax.cuh) serve t at all: the half
 // types' forward, whose rows the other kernels convert to float32 as they
-// load them (twice the registers). SOFTMAX_PACKED=0 turns them off (a
-// tuning knob for benchmarks, read once at start).
+// load them (twice the registers). SOFTMAX_PACKED=0 turns them off, 1 on
+// wherever they can run (a tuning knob for benchmarks, read once at
+// start).
 func PackedKernels(t Dtype) bool {
 	return packedSetting != "0" && (t == Float16 || t == BFloat16)
 }
 
 // PackedOn says whether tier 1 takes its packed kernels for rows x n of t
 // without mask or causal limit whose packs are all aligned, forward:
-// log-softmax always, softmax at rows of at least 2048 columns and 2^25
-// elements in all. On the H200 (docs/PERFORMANCE.md GPU entry 32, against
-// the pipelined kernels at K = 2) log-softmax ran 3-9% faster from 2048x2048
-// up and the same at 65536x128; softmax 1.5-7% faster at 16384x2048,
-// 8192x4096 and 16x16x2048x2048, the same at 32768x512, and 1-5% slower
-// at 2048 rows of 2048-8192 columns and at 65536x128, where the pipelined
-// kernel's next row in flight pays for its copy: softmax's packed output
-// pass takes each exponential again, log-softmax's takes none.
+// log-softmax at rows of at least 2048 columns or 2^24 elements in all,
+// softmax at rows of at least 2048 columns and 2^25 elements. On the H200
+// (docs/PERFORMANCE.md GPU entry 32, against the pipelined kernels at
+// K = 2) log-softmax ran 3-9% faster from 2048x4096 up and at 32768x512
+// (2048x2048: float16 2-4%, bfloat16 the same), but 0.6-4% slower at
+// 65536x128 and 3-9% at 2048x1024; softmax 1.5-11% faster at 16384x2048,
+// 8192x4096, 16x16x2048x2048 and 1x16x4096x4096, the same at 32768x512,
+// and 1-5% slower at 2048 rows of 2048-8192 columns and at 65536x128,
+// where the pipelined kernel's next row in flight pays for its copy:
+// softmax's packed output pass takes each exponential again, log-softmax's
+// takes none.
 func PackedOn(t Dtype, bwd bool, keep Keep, log bool, rows, n int64) bool {
 	if !PackedKernels(t) || bwd || keep != KeepAll {
 		return false
 	}
-	return log || n >= 2048 && rows*n >= 1<<25
+	if packedSetting == "1" {
+		return true
+	}
+	if log {
+		return n >= 2048 || rows*n >= 1<<24
+	}
+	return n >= 2048 && rows*n >= 1<<25
 }
 
 var packedSetting = os.Getenv("SOFTMAX_PACKED")

@@ -11,6 +11,8 @@ import (
 // two up to a warp or whole warps above, and the row does not fit with
 // fewer packs per thread than chosen (unless at the preferred count).
 func TestRowsShape(t *testing.T) {
+	defer func(k int) { rowsPreferOverride = k }(rowsPreferOverride)
+	rowsPreferOverride = 0 // the rules, not SOFTMAX_ROWS_K
 	for _, warp := range []int{32, 64} {
 		for dt := Float32; dt <= BFloat16; dt++ {
 			for _, c := range []struct {
@@ -102,9 +104,12 @@ func TestRowsOverride(t *testing.T) {
 
 // TestPackedShape: the packed kernels take K = 4 where a row has that
 // many packs, hold the rows tier 1 holds for the half types' forward
-// (32768 columns), and serve only the half types' unmasked forward: all
-// log-softmax, softmax from 2048 columns and 2^25 elements.
+// (32768 columns), and serve only the half types' unmasked forward:
+// log-softmax from 2048 columns or 2^24 elements, softmax from 2048
+// columns and 2^25 elements.
 func TestPackedShape(t *testing.T) {
+	defer func(k int, p string) { rowsPreferOverride, packedSetting = k, p }(rowsPreferOverride, packedSetting)
+	rowsPreferOverride, packedSetting = 0, "" // the rules, not the knobs
 	for _, c := range []struct {
 		n    int64
 		k, w int
@@ -128,9 +133,11 @@ func TestPackedShape(t *testing.T) {
 	}{
 		{Float16, false, KeepAll, false, 16384, 2048, true}, {BFloat16, false, KeepAll, false, 16 * 16 * 2048, 2048, true},
 		{Float16, false, KeepAll, false, 2048, 8192, false}, {Float16, false, KeepAll, false, 1 << 18, 128, false},
-		{Float16, false, KeepAll, true, 1, 8, true}, {BFloat16, false, KeepAll, true, 65536, 128, true},
+		{Float16, false, KeepAll, true, 2048, 2048, true}, {BFloat16, false, KeepAll, true, 32768, 512, true},
+		{BFloat16, false, KeepAll, true, 65536, 128, false}, {Float16, false, KeepAll, true, 2048, 1024, false},
 		{Float32, false, KeepAll, true, 16384, 2048, false}, {Float16, true, KeepAll, true, 16384, 2048, false},
 		{Float16, false, KeepCausal, true, 16384, 2048, false}, {BFloat16, false, KeepMask, false, 16384, 2048, false},
+		{BFloat16, false, KeepCausal, false, 16 * 16 * 2048, 2048, false},
 	} {
 		if got := PackedOn(c.dt, c.bwd, c.keep, c.log, c.rows, c.n); got != c.want {
 			t.Errorf("PackedOn(%v, bwd %v, keep %v, log %v, %dx%d) = %v", c.dt, c.bwd, c.keep, c.log, c.rows, c.n, got)
