@@ -918,17 +918,23 @@ __device__ __forceinline__ void fwd_rows(const T* x, T* y, const View& v, bool v
 // packs stay as loaded, 4 registers each (16 at K = 4, what float32 takes
 // at K = 4), and every pass converts them again: the maximum, the sum, and
 // the output, which takes each exponential again rather than keeping it.
-// The arithmetic is fwd_row's term for term, so the outputs are the same
-// bits. Unmasked rows of aligned packs only.
+// The arithmetic is fwd_row's term for term (at the same K and group the
+// same bits as fwd_rows; against the K = 2 pipelined kernels the row's sum
+// adds its terms in another order). Unmasked rows of aligned packs only:
+// a causal form (columns past the limit -Inf in the packs) ran 1-5% slower
+// than the pipelined causal kernels (docs/PERFORMANCE.md GPU entry 32).
 
 // pack_opaque hides a pack's bits from the compiler, so the conversions
 // after it are redone rather than kept from before it (which would hold
 // the converted row in registers again).
+// (CUDA only, as the packed kernels are: HIP has no "r" constraint.)
 template <typename T, int P> __device__ __forceinline__ void pack_opaque(Pack<T, P>& pk) {
 	static_assert(sizeof(Pack<T, P>) % 4 == 0, "a pack of whole words");
+#if !defined(__HIPCC__)
 	unsigned* w = reinterpret_cast<unsigned*>(&pk);
 #pragma unroll
 	for (int i = 0; i < (int)(sizeof(Pack<T, P>) / 4); ++i) asm volatile("" : "+r"(w[i]));
+#endif
 }
 
 template <typename T, int K> __device__ __forceinline__ void fwd_rows_packed(const T* x, T* y, const View& v, int W) {
@@ -937,17 +943,19 @@ template <typename T, int K> __device__ __forceinline__ void fwd_rows_packed(con
 	typedef Pack<T, P> PK;
 	const RowGroup g(W);
 	const int n = (int)v.n; // a row is at most 1024*K*P columns
+	const T ninf = Num<T>::out(-sm_inf<A>());
 	PK fill; // columns past n: -Inf, as fwd_rows fills them
 #pragma unroll
-	for (int j = 0; j < P; ++j) fill.v[j] = Num<T>::out(-sm_inf<A>());
+	for (int j = 0; j < P; ++j) fill.v[j] = ninf;
 	for (i64 row = g.first; row - g.off < v.rows; row += g.step()) {
 		const bool valid = row < v.rows;
 		PK pk[K];
 		auto load = [&]() {
+			const int lim = (int)v.n; // from the view each time: 54 registers, not 60 (float16, K = 4)
 #pragma unroll
 			for (int p = 0; p < K; ++p) {
 				const int col = (p * g.W + g.lane) * P;
-				pk[p] = valid && col < n ? *reinterpret_cast<const PK*>(x + row * v.n + col) : fill;
+				pk[p] = valid && col < lim ? *reinterpret_cast<const PK*>(x + row * v.n + col) : fill;
 			}
 		};
 		load();
