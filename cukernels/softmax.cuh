@@ -918,11 +918,12 @@ __device__ __forceinline__ void fwd_rows(const T* x, T* y, const View& v, bool v
 // packs stay as loaded, 4 registers each (16 at K = 4, what float32 takes
 // at K = 4), and every pass converts them again: the maximum, the sum, and
 // the output, which takes each exponential again rather than keeping it.
-// The arithmetic is fwd_row's term for term (at the same K and group the
-// same bits as fwd_rows; against the K = 2 pipelined kernels the row's sum
-// adds its terms in another order). Unmasked rows of aligned packs only:
-// a causal form (columns past the limit -Inf in the packs) ran 1-5% slower
-// than the pipelined causal kernels (docs/PERFORMANCE.md GPU entry 32).
+// The arithmetic is fwd_row's term for term (not compared bit for bit
+// with fwd_rows at the same K; against the K = 2 pipelined kernels the
+// row's sum adds its terms in another order). Unmasked rows of aligned
+// packs only: a causal form (columns past the limit -Inf in the packs) ran
+// 0.6-5% slower than the pipelined causal kernels (docs/PERFORMANCE.md GPU
+// entry 32).
 
 // pack_opaque hides a pack's bits from the compiler, so the conversions
 // after it are redone rather than kept from before it (which would hold

@@ -277,13 +277,14 @@ func PackedKernels(t Dtype) bool {
 // softmax at rows of at least 2048 columns and 2^25 elements. On the H200
 // (docs/PERFORMANCE.md GPU entry 32, against the pipelined kernels at
 // K = 2) log-softmax ran 3-9% faster from 2048x4096 up and at 32768x512
-// (2048x2048: float16 2-4%, bfloat16 the same), but 0.6-4% slower at
-// 65536x128 and 3-9% at 2048x1024; softmax 1.5-11% faster at 16384x2048,
-// 8192x4096, 16x16x2048x2048 and 1x16x4096x4096, the same at 32768x512,
-// and 1-5% slower at 2048 rows of 2048-8192 columns and at 65536x128,
-// where the pipelined kernel's next row in flight pays for its copy:
-// softmax's packed output pass takes each exponential again, log-softmax's
-// takes none.
+// (2048x2048: float16 2-4%, bfloat16 the same), but at 65536x128 from 2%
+// faster to 4% slower across calls, and at 2048x1024 (launch-bound, noisy)
+// up to 9% slower; softmax 0.6-11% faster at 16384x2048, 8192x4096,
+// 16x16x2048x2048 and 1x16x4096x4096, the same at 32768x512, and 1-7%
+// slower at 2048 rows of 2048-8192 columns and at 65536x128, where the
+// pipelined kernel's next row in flight pays for its copy: softmax's
+// packed output pass takes each exponential again, log-softmax's takes
+// none.
 func PackedOn(t Dtype, bwd bool, keep Keep, log bool, rows, n int64) bool {
 	if !PackedKernels(t) || bwd || keep != KeepAll {
 		return false
