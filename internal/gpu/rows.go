@@ -82,10 +82,16 @@ func rowsK(t Dtype, bwd bool, keep Keep, packs int64) (prefer, most int) {
 	default:
 		prefer, most = 4, 4
 	}
-	if k := rowsPreferOverride; k > 0 && k&(k-1) == 0 { // kernels exist for powers of two only
-		prefer = min(k, most)
+	return preferred(prefer, most), most
+}
+
+// preferred is prefer, or SOFTMAX_ROWS_K's K capped at most where it is
+// set to a power of two (kernels exist for powers of two only).
+func preferred(prefer, most int) int {
+	if k := rowsPreferOverride; k > 0 && k&(k-1) == 0 {
+		return min(k, most)
 	}
-	return prefer, most
+	return prefer
 }
 
 // PipeOn says whether tier 1 takes its pipelined kernels for k packs per
@@ -308,11 +314,7 @@ func PackedShape(t Dtype, n int64, warp int) (k, w int, ok bool) {
 		return 0, 0, false
 	}
 	packs := (n + int64(16/t.Size()) - 1) / int64(16/t.Size())
-	prefer := 4
-	if o := rowsPreferOverride; o > 0 && o&(o-1) == 0 {
-		prefer = min(o, 4)
-	}
-	return rowsShape(false, packs, prefer, 4, warp)
+	return rowsShape(false, packs, preferred(4, 4), 4, warp)
 }
 
 // PackedKernel names the packed kernel for K packs per thread.

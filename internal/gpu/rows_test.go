@@ -91,13 +91,17 @@ func TestRowsShape(t *testing.T) {
 }
 
 // TestRowsOverride: SOFTMAX_ROWS_K takes powers of two up to what tier 1
-// takes and is ignored otherwise, so every K it yields has a kernel.
+// takes and is ignored otherwise, so every K it yields has a kernel (the
+// packed kernels' too).
 func TestRowsOverride(t *testing.T) {
 	defer func(k int) { rowsPreferOverride = k }(rowsPreferOverride)
 	for _, c := range []struct{ set, want int }{{0, 4}, {1, 1}, {2, 2}, {3, 4}, {8, 4}, {-1, 4}} {
 		rowsPreferOverride = c.set
 		if k, _, _ := RowsShape(Float32, false, KeepAll, 1<<12, 32); k != c.want {
 			t.Errorf("SOFTMAX_ROWS_K=%d: k %d; want %d", c.set, k, c.want)
+		}
+		if k, _, _ := PackedShape(Float16, 1<<12, 32); k != c.want {
+			t.Errorf("SOFTMAX_ROWS_K=%d: packed k %d; want %d", c.set, k, c.want)
 		}
 	}
 }
