@@ -262,7 +262,7 @@ func RowsShape(t Dtype, bwd bool, keep Keep, n int64, warp int) (k, w int, ok bo
 	if n <= 0 || !t.Valid() {
 		return 0, 0, false
 	}
-	packs := (n + int64(16/t.Size()) - 1) / int64(16/t.Size())
+	packs := rowPacks(t, n)
 	prefer, most := rowsK(t, bwd, keep, packs)
 	return rowsShape(bwd, packs, prefer, most, warp)
 }
@@ -313,12 +313,18 @@ func PackedShape(t Dtype, n int64, warp int) (k, w int, ok bool) {
 	if n <= 0 || !t.Valid() {
 		return 0, 0, false
 	}
-	packs := (n + int64(16/t.Size()) - 1) / int64(16/t.Size())
+	packs := rowPacks(t, n)
 	return rowsShape(false, packs, preferred(4, 4), 4, warp)
 }
 
 // PackedKernel names the packed kernel for K packs per thread.
 func PackedKernel(t Dtype, k int) string { return tierKernel("rows", t, false, k, "p") }
+
+// rowPacks is the 16-byte packs a row of n columns of t spans.
+func rowPacks(t Dtype, n int64) int64 {
+	per := int64(16 / t.Size())
+	return (n + per - 1) / per
+}
 
 // rowsShape lays out rows of packs packs at K = prefer, doubling up to
 // most while the group would pass its largest.
@@ -387,7 +393,7 @@ func ClusterShape(t Dtype, bwd bool, n int64, warp int) (k, blocks, threads int,
 	if n <= 0 || k == 0 {
 		return 0, 0, 0, false
 	}
-	packs := (n + int64(16/t.Size()) - 1) / int64(16/t.Size())
+	packs := rowPacks(t, n)
 	for _, most := range []int64{int64(clusterThreads), RowsMaxThreads} {
 		for blocks = 2; blocks <= ClusterMaxBlocks; blocks *= 2 {
 			per := (packs + int64(k*blocks) - 1) / int64(k*blocks)
