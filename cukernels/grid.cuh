@@ -59,6 +59,75 @@ __device__ __forceinline__ void grid_landed() {
 	__syncthreads();
 }
 
+// The bulk copy (sm_90's TMA, cp.async.bulk; PTX 8, so SM_PTX8) moves a
+// whole share in one instruction of one thread, where grid_copy issues a
+// cp.async per 16 bytes from every thread; the block waits on an mbarrier,
+// not on cp.async's groups. Tier 8's forward takes it both ways, in and
+// out: 4-10% faster in float32, 7-13% in the half types at 256x128256 on
+// the H200. Tier 7 (a block or a few per SM: one bulk copy per SM in
+// flight) ran 2-4% slower on bulk loads and 10-15% on bulk stores, and tier
+// 8's backward 8-14% slower on bulk loads, so they keep cp.async and
+// plain stores (docs/PERFORMANCE.md, GPU entry 33).
+//
+// bulk_expect (thread 0) sets the block's mbarrier up for `bytes` in all;
+// bulk_load starts one copy onto it; bulk_wait returns once every byte has
+// landed, visible to the waiting thread. A block barrier between thread
+// 0's bulk_expect and the first bulk_wait orders the init before the waits.
+__device__ __forceinline__ void bulk_expect(unsigned long long* bar, unsigned bytes) {
+#if SM_PTX8
+	const sm_saddr mb = sm_shared_addr(bar);
+	asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(mb) : "memory");
+	asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+	asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(mb), "r"(bytes) : "memory");
+#else
+	asm volatile("trap;"); // BULK is false without PTX 8
+#endif
+}
+__device__ __forceinline__ void bulk_load(void* s, const void* g, unsigned bytes, unsigned long long* bar) {
+#if SM_PTX8
+	if (bytes)
+		asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+		                 sm_shared_addr(s)),
+		             "l"(g), "r"(bytes), "r"(sm_shared_addr(bar))
+		             : "memory");
+#else
+	asm volatile("trap;");
+#endif
+}
+__device__ __forceinline__ void bulk_wait(unsigned long long* bar) {
+#if SM_PTX8
+	const sm_saddr mb = sm_shared_addr(bar);
+	unsigned done = 0;
+	while (!done)
+		asm volatile("{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n\t"
+		             "selp.u32 %0, 1, 0, p;\n\t}"
+		             : "=r"(done)
+		             : "r"(mb)
+		             : "memory");
+#else
+	asm volatile("trap;");
+#endif
+}
+// bulk_store writes `bytes` of the block's shared memory at s to g in one
+// bulk copy once every thread's writes to s are in (each thread fences its
+// own for the copy engine, then the block barrier), and returns once the
+// copy has read s, so the block may leave.
+__device__ __forceinline__ void bulk_store(void* g, const void* s, unsigned bytes) {
+#if SM_PTX8
+	asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+	__syncthreads();
+	if (threadIdx.x == 0 && bytes) {
+		asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(g),
+		             "r"(sm_shared_addr(const_cast<void*>(s))), "r"(bytes)
+		             : "memory");
+		asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+		asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+	}
+#else
+	asm volatile("trap;");
+#endif
+}
+
 // grid_part reads a Part through L2 (another multiprocessor wrote it
 // during this launch; L1 is not coherent).
 __device__ __forceinline__ Part grid_part(const Part* p) {
@@ -392,7 +461,7 @@ __device__ __forceinline__ void grid_write(const GridUnits<T, U>& ua, const Grid
 // fwd_out's per-entry cases;
 // each has its own loop (the per-entry choice cost instructions per
 // entry).
-template <typename T, int U, typename Meet>
+template <typename T, int U, bool BULK, typename Meet>
 __device__ __forceinline__ void fwd_grid_slice(T* y, const View& v, const Meet& meet, const GridSlice& sl,
                                                const GridRow& gr, i64 splits, T* cache) {
 	typedef typename Num<T>::acc A;
@@ -406,6 +475,8 @@ __device__ __forceinline__ void fwd_grid_slice(T* y, const View& v, const Meet& 
 	Fin<A> f = finish(st);
 	set_sum(f, st.s, v.log);
 	Pack<T, U>* out = reinterpret_cast<Pack<T, U>*>(y + sl.row * v.n + sl.lo);
+	T* const dst = reinterpret_cast<T*>(out);
+	if (BULK) out = un.p; // over the share (each thread writes the units it read), then out in one bulk copy
 	if (f.kind != ROW_NORMAL) {
 		grid_write<T, U>(un, un, out,
 		                 [&](A xv, A, int c) { return fwd_out<T>(v, gr.keeps(c), xv, f); });
@@ -417,28 +488,42 @@ __device__ __forceinline__ void fwd_grid_slice(T* y, const View& v, const Meet& 
 	} else {
 		grid_write<T, U>(un, un, out, [&](A xv, A, int) { return Num<T>::logout(xv, f.m, v.scale, f.lsum); });
 	}
+	if (BULK) bulk_store(dst, cache, sl.len * (unsigned)sizeof(T));
 }
 
-template <typename T, typename Meet>
+// BULK: whole-pack shares (vec) move by bulk copies.
+template <typename T, bool BULK, typename Meet>
 __device__ __forceinline__ void fwd_grid_body(const T* x, T* y, const View& v, bool vec, const GridSlice& sl,
                                               i64 chunk, i64 splits, const Meet& meet) {
 	constexpr int P = PackWidth<T, 16>::value;
 	T* cache = reinterpret_cast<T*>(sm_dynamic);
 	unsigned char* mc = reinterpret_cast<unsigned char*>(cache + chunk);
 	const GridRow gr(v, sl, P, mc);
+	if (BULK && vec) {
+		__shared__ unsigned long long cbar;
+		if (threadIdx.x == 0) {
+			bulk_expect(&cbar, sl.len * (unsigned)sizeof(T));
+			bulk_load(cache, x + sl.row * v.n + sl.lo, sl.len * (unsigned)sizeof(T), &cbar);
+		}
+		if (v.mask) grid_copy_mask<P>(mc, v, gr, sl.len, vec);
+		grid_landed(); // the mask's copies, and cbar's init before the waits
+		bulk_wait(&cbar);
+		fwd_grid_slice<T, P, BULK>(y, v, meet, sl, gr, splits, cache);
+		return;
+	}
 	grid_copy<T>(cache, x + sl.row * v.n + sl.lo, sl.len, vec);
 	if (v.mask) grid_copy_mask<P>(mc, v, gr, sl.len, vec);
 	grid_landed();
-	if (vec) fwd_grid_slice<T, P>(y, v, meet, sl, gr, splits, cache);
-	else fwd_grid_slice<T, 1>(y, v, meet, sl, gr, splits, cache);
+	if (vec) fwd_grid_slice<T, P, false>(y, v, meet, sl, gr, splits, cache);
+	else fwd_grid_slice<T, 1, false>(y, v, meet, sl, gr, splits, cache);
 }
 
 template <typename T>
 __device__ __forceinline__ void fwd_grid(const T* x, T* y, const View& v, bool vec, Part* work, i64 chunk, i64 splits,
                                          unsigned* sync) {
 	const GridSlice sl(v, chunk, splits);
-	fwd_grid_body<T>(x, y, v, vec, sl, chunk, splits,
-	                 GridMeet{work + sl.row * splits, sync + 2 * sl.row, (unsigned)splits});
+	fwd_grid_body<T, false>(x, y, v, vec, sl, chunk, splits,
+	                        GridMeet{work + sl.row * splits, sync + 2 * sl.row, (unsigned)splits});
 }
 
 // bwd_grid_slice is bwd_grid's work on units of width U: masked (y, dy)
@@ -672,23 +757,23 @@ __device__ __forceinline__ void fwd_split_fused(const T* x, T* y, const View& v,
 // row's.
 template <typename T>
 __device__ __forceinline__ void fwd_cgrid(const T* x, T* y, const View& v, bool vec, i64 chunk, i64 splits) {
-	__shared__ Part slots[ClusterMeet::most];
+	__shared__ __align__(16) Part slots[ClusterMeet::most]; // 16: st.async stores a Part in 16-byte halves
 #if SM_PTX8
 	__shared__ unsigned long long bar;
 	ClusterMeetAsync::start(&bar);
-	fwd_grid_body<T>(x, y, v, vec, GridSlice(v, chunk, splits), chunk, splits,
-	                 ClusterMeetAsync{slots, &bar, (unsigned)splits});
+	fwd_grid_body<T, true>(x, y, v, vec, GridSlice(v, chunk, splits), chunk, splits,
+	                       ClusterMeetAsync{slots, &bar, (unsigned)splits});
 #else
 	ClusterMeet::start();
-	fwd_grid_body<T>(x, y, v, vec, GridSlice(v, chunk, splits), chunk, splits,
-	                 ClusterMeet{slots, (unsigned)splits});
+	fwd_grid_body<T, false>(x, y, v, vec, GridSlice(v, chunk, splits), chunk, splits,
+	                        ClusterMeet{slots, (unsigned)splits});
 #endif
 }
 
 template <typename T>
 __device__ __forceinline__ void bwd_cgrid(const T* y, const T* dy, T* dx, const View& v, bool vec, i64 chunk,
                                           i64 splits) {
-	__shared__ Part slots[ClusterMeet::most];
+	__shared__ __align__(16) Part slots[ClusterMeet::most];
 	ClusterMeet::start();
 	bwd_grid_body<T>(y, dy, dx, v, vec, GridSlice(v, chunk, splits), chunk, splits,
 	                 ClusterMeet{slots, (unsigned)splits});
