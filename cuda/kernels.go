@@ -600,27 +600,27 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		if d.packed { // tests: wherever the packed kernels can run
 			packed = gpu.PackedKernels(c.dt) && !c.bwd && keep == gpu.KeepAll
 		}
-		if p.vec && packed {
-			if kp, pw, ok := gpu.PackedShape(c.dt, n, warpSize); ok && d.kernels[gpu.PackedKernel(c.dt, kp)] != nil {
-				threads, perBlock := gpu.RowsThreads(pw, warpSize)
-				p.names = []string{gpu.PackedKernel(c.dt, kp)}
-				p.threads, p.group = threads, pw
-				p.grid[0] = int(min(ceilDiv(rows, int64(perBlock)), 1<<30))
-				break
+		name := gpu.RowsKernel(c.dt, c.bwd, k, keep)
+		packed = packed && p.vec
+		if packed {
+			kp, pw, ok := gpu.PackedShape(c.dt, n, warpSize)
+			packed = ok && d.kernels[gpu.PackedKernel(c.dt, kp)] != nil
+			if packed {
+				name, w = gpu.PackedKernel(c.dt, kp), pw
 			}
 		}
 		threads, perBlock := gpu.RowsThreads(w, warpSize)
-		p.names = []string{gpu.RowsKernel(c.dt, c.bwd, k, keep)}
+		p.names = []string{name}
 		p.threads, p.group = threads, w
 		want := ceilDiv(rows, int64(perBlock))
 		p.grid[0] = int(min(want, 1<<30))
-		// Aligned rows take the pipelined kernel: a grid that fills the
-		// GPU once, each block walking its rows with the next one in
+		// Other aligned rows take the pipelined kernel: a grid that fills
+		// the GPU once, each block walking its rows with the next one in
 		// flight.
 		// The masked pipelined kernels copy each row's mask bytes in
 		// packs: they need every mask row aligned to a pack.
 		maskOK := keep != gpu.KeepMask || uintptr(c.mask)%uintptr(pk) == 0 && gpu.MaskRowsAligned(v, int64(pk))
-		if pipe := d.kernels[gpu.PipeKernel(c.dt, c.bwd, k, keep)]; p.vec && maskOK && pipe != nil && !d.noPipe && gpu.PipeOn(c.dt, c.bwd, k, w, keep) {
+		if pipe := d.kernels[gpu.PipeKernel(c.dt, c.bwd, k, keep)]; !packed && p.vec && maskOK && pipe != nil && !d.noPipe && gpu.PipeOn(c.dt, c.bwd, k, w, keep) {
 			smem := gpu.PipeSmem(c.dt, c.bwd, keep, k, threads)
 			if per := d.occupancy(pipe, threads, smem); per > 0 {
 				if most := gpu.PipeBlocksCap(c.dt, c.bwd, k, w, keep); most > 0 {
