@@ -63,10 +63,10 @@ __device__ __forceinline__ void grid_landed() {
 // whole share in one instruction of one thread, where grid_copy issues a
 // cp.async per 16 bytes from every thread; the block waits on an mbarrier,
 // not on cp.async's groups. Tier 8's forward takes it both ways, in and
-// out: 4-10% faster in float32, 7-13% in the half types at 256x128256 on
-// the H200. Tier 7 (a block or a few per SM: one bulk copy per SM in
-// flight) ran 2-4% slower on bulk loads and 10-15% on bulk stores, and tier
-// 8's backward 8-14% slower on bulk loads, so they keep cp.async and
+// out: 7-11% less time in float32 on the H200, 6-12% in the half types at
+// 256x128256, 3-9% on masked rows. Tier 7 (one to four blocks per SM)
+// took up to 5.5% longer on bulk loads and 2-18% with bulk stores too, and
+// tier 8's backward 7-16% longer on bulk loads, so they keep cp.async and
 // plain stores (docs/PERFORMANCE.md, GPU entry 33).
 //
 // bulk_expect (thread 0) sets the block's mbarrier up for `bytes` in all;
@@ -94,16 +94,33 @@ __device__ __forceinline__ void bulk_load(void* s, const void* g, unsigned bytes
 	asm volatile("trap;");
 #endif
 }
+// mbar_wait returns once phase 0 of the mbarrier at mb has completed,
+// acquiring what completed it: at cluster scope where other blocks'
+// st.async did (ClusterMeetAsync), else at block scope.
+template <bool CLUSTER> __device__ __forceinline__ void mbar_wait(sm_saddr mb) {
+#if SM_PTX8
+	unsigned done = 0;
+	while (!done) {
+		if (CLUSTER)
+			asm volatile("{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], 0;\n\t"
+			             "selp.u32 %0, 1, 0, p;\n\t}"
+			             : "=r"(done)
+			             : "r"(mb)
+			             : "memory");
+		else
+			asm volatile("{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n\t"
+			             "selp.u32 %0, 1, 0, p;\n\t}"
+			             : "=r"(done)
+			             : "r"(mb)
+			             : "memory");
+	}
+#else
+	asm volatile("trap;");
+#endif
+}
 __device__ __forceinline__ void bulk_wait(unsigned long long* bar) {
 #if SM_PTX8
-	const sm_saddr mb = sm_shared_addr(bar);
-	unsigned done = 0;
-	while (!done)
-		asm volatile("{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n\t"
-		             "selp.u32 %0, 1, 0, p;\n\t}"
-		             : "=r"(done)
-		             : "r"(mb)
-		             : "memory");
+	mbar_wait<false>(sm_shared_addr(bar));
 #else
 	asm volatile("trap;");
 #endif
@@ -226,13 +243,7 @@ struct ClusterMeetAsync {
 			             "l"(q.nan), "l"(q.infs), "r"(rbar)
 			             : "memory");
 		}
-		unsigned done = 0;
-		while (!done)
-			asm volatile("{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], 0;\n\t"
-			             "selp.u32 %0, 1, 0, p;\n\t}"
-			             : "=r"(done)
-			             : "r"(mb)
-			             : "memory");
+		mbar_wait<true>(mb);
 	}
 	__device__ __forceinline__ Part at(i64 j) const { return slots[j]; }
 };
@@ -465,6 +476,7 @@ template <typename T, int U, bool BULK, typename Meet>
 __device__ __forceinline__ void fwd_grid_slice(T* y, const View& v, const Meet& meet, const GridSlice& sl,
                                                const GridRow& gr, i64 splits, T* cache) {
 	typedef typename Num<T>::acc A;
+	static_assert(!BULK || U == PackWidth<T, 16>::value, "bulk copies move whole packs");
 	const GridUnits<T, U> un(cache, sl.len);
 	Part part;
 	if (!grid_part_fast<T, U, Meet::local>(v, gr, un, part)) part = grid_part_exact<T, U>(v, un);
@@ -499,17 +511,19 @@ __device__ __forceinline__ void fwd_grid_body(const T* x, T* y, const View& v, b
 	T* cache = reinterpret_cast<T*>(sm_dynamic);
 	unsigned char* mc = reinterpret_cast<unsigned char*>(cache + chunk);
 	const GridRow gr(v, sl, P, mc);
-	if (BULK && vec) {
-		__shared__ unsigned long long cbar;
-		if (threadIdx.x == 0) {
-			bulk_expect(&cbar, sl.len * (unsigned)sizeof(T));
-			bulk_load(cache, x + sl.row * v.n + sl.lo, sl.len * (unsigned)sizeof(T), &cbar);
+	if constexpr (BULK) {
+		if (vec) {
+			__shared__ unsigned long long cbar;
+			if (threadIdx.x == 0) {
+				bulk_expect(&cbar, sl.len * (unsigned)sizeof(T));
+				bulk_load(cache, x + sl.row * v.n + sl.lo, sl.len * (unsigned)sizeof(T), &cbar);
+			}
+			if (v.mask) grid_copy_mask<P>(mc, v, gr, sl.len, vec);
+			grid_landed(); // the mask's copies, and cbar's init before the waits
+			bulk_wait(&cbar);
+			fwd_grid_slice<T, P, true>(y, v, meet, sl, gr, splits, cache);
+			return;
 		}
-		if (v.mask) grid_copy_mask<P>(mc, v, gr, sl.len, vec);
-		grid_landed(); // the mask's copies, and cbar's init before the waits
-		bulk_wait(&cbar);
-		fwd_grid_slice<T, P, BULK>(y, v, meet, sl, gr, splits, cache);
-		return;
 	}
 	grid_copy<T>(cache, x + sl.row * v.n + sl.lo, sl.len, vec);
 	if (v.mask) grid_copy_mask<P>(mc, v, gr, sl.len, vec);
