@@ -73,14 +73,24 @@ __device__ __forceinline__ void grid_landed() {
 // bulk_load starts one copy onto it; bulk_wait returns once every byte has
 // landed, visible to the waiting thread. A block barrier between thread
 // 0's bulk_expect and the first bulk_wait orders the init before the waits.
+//
+// mbar_init (one thread) initializes the mbarrier at mb for one arrival and
+// fences the init for the cluster and the copy engine.
+__device__ __forceinline__ void mbar_init(sm_saddr mb) {
+#if SM_PTX8
+	asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(mb) : "memory");
+	asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#else
+	asm volatile("trap;"); // BULK is false without PTX 8
+#endif
+}
 __device__ __forceinline__ void bulk_expect(unsigned long long* bar, unsigned bytes) {
 #if SM_PTX8
 	const sm_saddr mb = sm_shared_addr(bar);
-	asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(mb) : "memory");
-	asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+	mbar_init(mb);
 	asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(mb), "r"(bytes) : "memory");
 #else
-	asm volatile("trap;"); // BULK is false without PTX 8
+	asm volatile("trap;");
 #endif
 }
 __device__ __forceinline__ void bulk_load(void* s, const void* g, unsigned bytes, unsigned long long* bar) {
@@ -118,13 +128,7 @@ template <bool CLUSTER> __device__ __forceinline__ void mbar_wait(sm_saddr mb) {
 	asm volatile("trap;");
 #endif
 }
-__device__ __forceinline__ void bulk_wait(unsigned long long* bar) {
-#if SM_PTX8
-	mbar_wait<false>(sm_shared_addr(bar));
-#else
-	asm volatile("trap;");
-#endif
-}
+__device__ __forceinline__ void bulk_wait(unsigned long long* bar) { mbar_wait<false>(sm_shared_addr(bar)); }
 // bulk_store writes `bytes` of the block's shared memory at s to g in one
 // bulk copy once every thread's writes to s are in (each thread fences its
 // own for the copy engine, then the block barrier), and returns once the
@@ -218,10 +222,7 @@ struct ClusterMeetAsync {
 	// start initializes the mbarrier (one arrival: publish's expect_tx),
 	// fences the init for the cluster and arrives, relaxed.
 	__device__ __forceinline__ static void start(unsigned long long* bar) {
-		if (threadIdx.x == 0) {
-			asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(sm_shared_addr(bar)) : "memory");
-			asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-		}
+		if (threadIdx.x == 0) mbar_init(sm_shared_addr(bar));
 		sm_cluster_arrive_relaxed();
 	}
 	__device__ __forceinline__ void publish(const Part& p, i64 b) const {
