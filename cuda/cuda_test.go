@@ -1061,6 +1061,34 @@ func TestGPUCGrid(t *testing.T) {
 			}
 		}
 	}
+	// Cluster sizes that are not powers of two (CGridPick takes them
+	// between a power of two and half of it), forced through cgridBlocks;
+	// every variant over the sizes and shapes.
+	defer func() { d.cgridBlocks = 0 }()
+	for j, blocks := range []int{3, 5, 7, 9, 11, 13, 14, 15} {
+		if blocks > d.cgridMost {
+			continue
+		}
+		d.cgridBlocks = blocks
+		for _, dt := range dtypes {
+			for i, c := range []struct{ rows, n int }{{3, 40001}, {2, 40000}, {2*d.sms + 3, 20000}} {
+				if c.rows*c.n > 1<<18 && (testing.Short() || j%3 != 0) {
+					continue // many rows: three of the sizes, full suite
+				}
+				p := rowsProblem(rng, c.rows, c.n, (i+j)%7)
+				var g gpu.CGrid
+				var ok bool
+				if err := d.do(func() error { g, ok = d.cgridShape(&call{dt: dt, v: p.view(t)}); return nil }); err != nil {
+					t.Fatal(err)
+				}
+				if !ok || g.Blocks != blocks {
+					t.Errorf("%v %dx%d: tier 8 layout %+v (ok %v), want clusters of %d", dt, c.rows, c.n, g, ok, blocks)
+					continue
+				}
+				run(t, d, p, dt, TierCGrid)
+			}
+		}
+	}
 }
 
 // TestGPUDispatch pins the dispatch rules of docs/GPU.md.

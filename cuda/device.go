@@ -78,21 +78,22 @@ type Device struct {
 	mu sync.Mutex
 
 	// Read and used only inside do, after start.
-	dev       cu.Device
-	ctx       cu.CUContext
-	mod       cu.Module
-	kernels   map[string]*kernel
-	noPipe    bool // tests: tier 1 without its pipelined kernels
-	noPacked  bool // tests: tier 1 without its packed kernels
-	packed    bool // tests: tier 1's packed kernels wherever they can run
-	sms       int  // multiprocessors
-	smemOptin int  // shared memory per block after opting in, bytes
-	l2        int  // L2 cache, bytes
-	work      cu.DevicePtr
-	workBytes int64
-	clusters  bool // thread block clusters: compute capability 9.0 or later
-	coop      bool // cooperative launches
-	cgridMost int  // tier 8's largest cluster: 16 where the driver allows, else 8
+	dev         cu.Device
+	ctx         cu.CUContext
+	mod         cu.Module
+	kernels     map[string]*kernel
+	noPipe      bool // tests: tier 1 without its pipelined kernels
+	noPacked    bool // tests: tier 1 without its packed kernels
+	packed      bool // tests: tier 1's packed kernels wherever they can run
+	sms         int  // multiprocessors
+	smemOptin   int  // shared memory per block after opting in, bytes
+	l2          int  // L2 cache, bytes
+	work        cu.DevicePtr
+	workBytes   int64
+	clusters    bool // thread block clusters: compute capability 9.0 or later
+	coop        bool // cooperative launches
+	cgridMost   int  // tier 8's largest cluster: 16 where the driver allows, else 8
+	cgridBlocks int  // tier 8's cluster size where it fits (tests, SOFTMAX_CGRID_BLOCKS); 0: gpu.CGridPick's
 	// The grid tier's barrier words, two per row (at most gridMaxPerSM
 	// rows per SM) of which the barrier uses the first, zeroed once;
 	// every launch flips its bit 31 and leaves its low bits as they were
@@ -239,7 +240,7 @@ func (d *Device) init(ordinal int) error {
 		}
 		d.kernels[name] = k
 	}
-	d.cgridMost = gpu.ClusterMaxBlocks
+	d.cgridMost, d.cgridBlocks = gpu.ClusterMaxBlocks, gpu.CGridBlocks
 	if d.clusters {
 		// Tier 8 takes clusters of 16 blocks where every one of its kernels
 		// may run them (a driver that refuses leaves it at 8).

@@ -532,27 +532,23 @@ func (d *Device) cgridBeforeRows(c *call) bool {
 // bfloat16 22.9 against 23.1).
 const cgridMinBlocks = 64
 
-// cgridShape is tier 8's layout for c (gpu.CGridShape) with the launch it
-// needs: the largest clusters it may take are d.cgridMost blocks, halved
-// while the device cannot run a cluster of the layout (a share of the
-// GPU may not fit 16 blocks). ok is false where the device has no
-// clusters, the axis is not the last, or no layout fits.
+// cgridShape is tier 8's layout for c (gpu.CGridPick), sized by how many
+// of each layout's clusters the device runs at once. ok is false where
+// the device has no clusters, the axis is not the last, or no layout
+// fits.
 func (d *Device) cgridShape(c *call) (g gpu.CGrid, ok bool) {
 	v := c.v
 	k := d.kernel(c, "cgrid")
 	if !d.clusters || v.Inner != 1 || k == nil {
 		return gpu.CGrid{}, false
 	}
-	for most := d.cgridMost; most >= 2; most = g.Blocks / 2 {
-		g, ok = gpu.CGridShape(c.dt, c.bwd, c.mask != 0, int64(v.N), most, gpu.CGridSmemTarget, k.dynSmem)
-		if !ok || int64(v.Outer)*int64(g.Blocks) > math.MaxInt32 {
-			return gpu.CGrid{}, false
+	resident := func(g gpu.CGrid) int {
+		if int64(v.Outer)*int64(g.Blocks) > math.MaxInt32 {
+			return 0
 		}
-		if d.maxClusters(k, g.Threads, g.Smem, g.Blocks) > 0 {
-			return g, true
-		}
+		return d.maxClusters(k, g.Threads, g.Smem, g.Blocks)
 	}
-	return gpu.CGrid{}, false
+	return gpu.CGridPick(c.dt, c.bwd, c.mask != 0, int64(v.N), int64(v.Outer), d.cgridMost, gpu.CGridSmemTarget, k.dynSmem, d.cgridBlocks, resident)
 }
 
 func (d *Device) cachedBytes(c *call) int64 {

@@ -38,35 +38,100 @@ type CGrid struct {
 // false when no cluster of at most most blocks holds the row in limit
 // bytes per block, or the row is too short to give every block a share.
 func CGridShape(t Dtype, bwd, masked bool, n int64, most, target, limit int) (g CGrid, ok bool) {
-	pk := int64(16 / t.Size())
-	arrays, widest := int64(1), int64(CGridMaxThreads)
-	if bwd {
-		arrays, widest = 2, 512
-	}
 	if n <= 0 || n > 1<<31-1 {
 		return CGrid{}, false
 	}
 	for blocks := 2; blocks <= most; blocks *= 2 {
-		chunk := (n + int64(blocks) - 1) / int64(blocks)
-		chunk = (chunk + pk - 1) / pk * pk
-		if (n+chunk-1)/chunk != int64(blocks) {
+		l, fits, whole := cgridLayout(t, bwd, masked, n, blocks, limit)
+		if !whole {
 			break // too short: some block would hold nothing
 		}
-		data, smem := chunk*int64(t.Size())*arrays, chunk*int64(t.Size())*arrays
-		if masked {
-			smem += chunk
-		}
-		if smem > int64(limit) {
+		if !fits {
 			continue
 		}
-		threads := int(min(widest, max(128, pow2((chunk/pk+cgridPacks-1)/cgridPacks))))
-		g, ok = CGrid{Blocks: blocks, Chunk: chunk, Smem: int(smem), Threads: threads}, true
-		if data <= int64(target)*arrays {
+		g, ok = l, true
+		if l.Chunk*int64(t.Size()) <= int64(target) {
 			break
 		}
 	}
 	return g, ok
 }
+
+// cgridLayout is tier 8's layout for rows of n columns of t in clusters
+// of `blocks` blocks (CGridShape's shares and threads). whole says every
+// block holds some of the row; fits, that and a block's shared memory
+// within limit.
+func cgridLayout(t Dtype, bwd, masked bool, n int64, blocks, limit int) (g CGrid, fits, whole bool) {
+	pk := int64(16 / t.Size())
+	arrays, widest := int64(1), int64(CGridMaxThreads)
+	if bwd {
+		arrays, widest = 2, 512
+	}
+	chunk := (n + int64(blocks) - 1) / int64(blocks)
+	chunk = (chunk + pk - 1) / pk * pk
+	if (n+chunk-1)/chunk != int64(blocks) {
+		return CGrid{}, false, false
+	}
+	smem := chunk * int64(t.Size()) * arrays
+	if masked {
+		smem += chunk
+	}
+	threads := int(min(widest, max(128, pow2((chunk/pk+cgridPacks-1)/cgridPacks))))
+	return CGrid{Blocks: blocks, Chunk: chunk, Smem: int(smem), Threads: threads}, smem <= int64(limit), true
+}
+
+// CGridPick is the layout tier 8 launches for rows x n of t: CGridShape's,
+// with its largest clusters halved while resident says none of them fits
+// the device; then, of the cluster sizes between half that layout's and
+// its own, the one whose clusters hold the most of the rows at once
+// (resident: how many clusters of a layout run at once, 0 where none
+// does), where that is more than the power of two's. A GPU's
+// multiprocessors come in clusters' groups (GPCs) of unequal size, and a
+// cluster runs inside one: clusters of 16 blocks left whole
+// multiprocessors' shares of a group idle. forced > 0 takes that cluster
+// size (SOFTMAX_CGRID_BLOCKS; tests), where it fits.
+func CGridPick(t Dtype, bwd, masked bool, n, rows int64, most, target, limit, forced int, resident func(CGrid) int) (CGrid, bool) {
+	if n <= 0 || n > 1<<31-1 {
+		return CGrid{}, false
+	}
+	held := func(g CGrid) int64 { return min(rows, int64(resident(g))) }
+	if forced > 0 {
+		if g, fits, _ := cgridLayout(t, bwd, masked, n, forced, limit); fits && forced <= most && held(g) > 0 {
+			return g, true
+		}
+		return CGrid{}, false
+	}
+	for m := most; m >= 2; {
+		base, ok := CGridShape(t, bwd, masked, n, m, target, limit)
+		if !ok {
+			return CGrid{}, false
+		}
+		best, bh := base, held(base)
+		if bh <= 0 {
+			m = base.Blocks / 2
+			continue
+		}
+		for blocks := base.Blocks/2 + 1; blocks < base.Blocks; blocks++ {
+			if g, fits, _ := cgridLayout(t, bwd, masked, n, blocks, limit); fits {
+				if h := held(g); h > bh {
+					best, bh = g, h
+				}
+			}
+		}
+		return best, true
+	}
+	return CGrid{}, false
+}
+
+// CGridBlocks is SOFTMAX_CGRID_BLOCKS, a cluster size tier 8 takes
+// wherever it fits (a tuning knob for benchmarks, read once at start; 0:
+// CGridPick's choice).
+var CGridBlocks = func() int {
+	if n, err := strconv.Atoi(os.Getenv("SOFTMAX_CGRID_BLOCKS")); err == nil && n >= 2 && n <= CGridMaxBlocks {
+		return n
+	}
+	return 0
+}()
 
 // cgridPacks is the packs of its share a thread of tier 8 takes per pass.
 const cgridPacks = 8
