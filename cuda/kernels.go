@@ -532,10 +532,10 @@ func (d *Device) cgridBeforeRows(c *call) bool {
 // bfloat16 22.9 against 23.1).
 const cgridMinBlocks = 64
 
-// cgridShape is tier 8's layout for c (gpu.CGridPick), sized by how many
-// of each layout's clusters the device runs at once. ok is false where
-// the device has no clusters, the axis is not the last, or no layout
-// fits.
+// cgridShape is tier 8's layout for c (gpu.CGridPick): clusters of at
+// most d.cgridMost blocks, fewer while the device cannot run a cluster of
+// the layout (a share of the GPU may not fit 16 blocks). ok is false where
+// the device has no clusters, the axis is not the last, or no layout fits.
 func (d *Device) cgridShape(c *call) (g gpu.CGrid, ok bool) {
 	v := c.v
 	k := d.kernel(c, "cgrid")
@@ -548,7 +548,7 @@ func (d *Device) cgridShape(c *call) (g gpu.CGrid, ok bool) {
 		}
 		return d.maxClusters(k, g.Threads, g.Smem, g.Blocks)
 	}
-	return gpu.CGridPick(c.dt, c.bwd, c.mask != 0, int64(v.N), int64(v.Outer), d.cgridMost, gpu.CGridSmemTarget, k.dynSmem, d.cgridBlocks, resident)
+	return gpu.CGridPick(c.dt, c.bwd, c.mask != 0, int64(v.N), d.cgridMost, gpu.CGridSmemTarget, k.dynSmem, d.cgridBlocks, resident)
 }
 
 func (d *Device) cachedBytes(c *call) int64 {

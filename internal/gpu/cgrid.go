@@ -80,45 +80,36 @@ func cgridLayout(t Dtype, bwd, masked bool, n int64, blocks, limit int) (g CGrid
 	return CGrid{Blocks: blocks, Chunk: chunk, Smem: int(smem), Threads: threads}, smem <= int64(limit), true
 }
 
-// CGridPick is the layout tier 8 launches for rows x n of t: CGridShape's,
-// with its largest clusters halved while resident says none of them fits
-// the device; then, of the cluster sizes between half that layout's and
-// its own, the one whose clusters hold the most of the rows at once
-// (resident: how many clusters of a layout run at once, 0 where none
-// does), where that is more than the power of two's. A GPU's
-// multiprocessors come in clusters' groups (GPCs) of unequal size, and a
-// cluster runs inside one: clusters of 16 blocks left whole
-// multiprocessors' shares of a group idle. forced > 0 takes that cluster
-// size (SOFTMAX_CGRID_BLOCKS; tests), where it fits.
-func CGridPick(t Dtype, bwd, masked bool, n, rows int64, most, target, limit, forced int, resident func(CGrid) int) (CGrid, bool) {
+// CGridPick is the layout tier 8 launches for rows of n columns of t:
+// CGridShape's, its largest clusters halved while resident (how many
+// clusters of a layout run at once; 0 where none does) says none of them
+// fits the device. forced > 0 takes clusters of that many blocks
+// (SOFTMAX_CGRID_BLOCKS; tests) where they fit, powers of two or not.
+//
+// Sizes between the powers of two, where the GPU's groups of
+// multiprocessors (a cluster runs inside one) would hold more rows at
+// once, ran slower on the H200 nearly everywhere: float32 256x128256
+// forward took 74.6 us in clusters of 16, 82-99 in 9, 10, 11, 13 and 14
+// (docs/PERFORMANCE.md, GPU entry 34).
+func CGridPick(t Dtype, bwd, masked bool, n int64, most, target, limit, forced int, resident func(CGrid) int) (CGrid, bool) {
 	if n <= 0 || n > 1<<31-1 {
 		return CGrid{}, false
 	}
-	held := func(g CGrid) int64 { return min(rows, int64(resident(g))) }
 	if forced > 0 {
-		if g, fits, _ := cgridLayout(t, bwd, masked, n, forced, limit); fits && forced <= most && held(g) > 0 {
+		if g, fits, _ := cgridLayout(t, bwd, masked, n, forced, limit); fits && forced <= most && resident(g) > 0 {
 			return g, true
 		}
 		return CGrid{}, false
 	}
 	for m := most; m >= 2; {
-		base, ok := CGridShape(t, bwd, masked, n, m, target, limit)
+		g, ok := CGridShape(t, bwd, masked, n, m, target, limit)
 		if !ok {
 			return CGrid{}, false
 		}
-		best, bh := base, held(base)
-		if bh <= 0 {
-			m = base.Blocks / 2
-			continue
+		if resident(g) > 0 {
+			return g, true
 		}
-		for blocks := base.Blocks/2 + 1; blocks < base.Blocks; blocks++ {
-			if g, fits, _ := cgridLayout(t, bwd, masked, n, blocks, limit); fits {
-				if h := held(g); h > bh {
-					best, bh = g, h
-				}
-			}
-		}
-		return best, true
+		m = g.Blocks / 2
 	}
 	return CGrid{}, false
 }

@@ -89,11 +89,10 @@ func TestCGridShape(t *testing.T) {
 }
 
 // gpcs is a model of how many clusters of a layout run at once: a GPU
-// whose multiprocessors come in groups of 18 and 14 (132 in all, as on an
-// H200), each with 228 KB of shared memory (1 KB a block reserved), 2048
-// threads and 64K registers at 40 a thread; a cluster runs inside one
-// group. ok false: clusters past 8 blocks do not run (a driver that
-// refuses them).
+// whose multiprocessors come in groups of 18 and 14 (132 in all), each
+// with 228 KB of shared memory (1 KB a block reserved), 2048 threads and
+// 64K registers at 40 a thread; a cluster runs inside one group. big
+// false: clusters past 8 blocks do not run (a driver that refuses them).
 func gpcs(big bool) func(CGrid) int {
 	return func(g CGrid) int {
 		if !big && g.Blocks > 8 {
@@ -108,78 +107,48 @@ func gpcs(big bool) func(CGrid) int {
 	}
 }
 
-// TestCGridPick checks the cluster size tier 8 takes against the rule
-// written out by enumeration on the model above: CGridShape's, or of the
-// sizes between half of it and it, the one that holds the most rows at
-// once where that is more.
+// TestCGridPick checks the layout tier 8 launches: CGridShape's at the
+// largest clusters the device runs (halved past 8 where the model refuses
+// them), and forced cluster sizes where they fit.
 func TestCGridPick(t *testing.T) {
 	const target, limit = 32 << 10, 227 << 10
 	for _, big := range []bool{true, false} {
-		resident := gpcs(big)
 		most := 16
 		if !big {
-			most = 8 // resident says 0 past 8: CGridPick must halve
+			most = 8
 		}
 		for _, dt := range []Dtype{Float32, Float64, Float16, BFloat16} {
 			for _, bwd := range []bool{false, true} {
 				for _, masked := range []bool{false, true} {
 					for _, n := range []int64{9, 4097, 16385, 20000, 32000, 40001, 128256, 600001} {
-						for _, rows := range []int64{1, 4, 256, 1024} {
-							g, ok := CGridPick(dt, bwd, masked, n, rows, 16, target, limit, 0, resident)
-							base, bok := CGridShape(dt, bwd, masked, n, most, target, limit)
-							if !bok {
-								if ok {
-									t.Errorf("%v bwd=%v masked=%v %dx%d: got %+v, want none", dt, bwd, masked, rows, n, g)
-								}
-								continue
-							}
-							held := func(g CGrid) int64 { return min(rows, int64(resident(g))) }
-							want := base
-							for b := base.Blocks/2 + 1; b < base.Blocks; b++ {
-								if l, fits, _ := cgridLayout(dt, bwd, masked, n, b, limit); fits && held(l) > held(want) {
-									want = l
-								}
-							}
-							if !ok || g != want {
-								t.Errorf("%v bwd=%v masked=%v %dx%d big=%v: got %+v (ok %v), want %+v", dt, bwd, masked, rows, n, big, g, ok, want)
-							}
-							if ok && int64(g.Blocks)*g.Chunk < n {
-								t.Errorf("%v %dx%d: %+v does not cover the row", dt, rows, n, g)
-							}
+						g, ok := CGridPick(dt, bwd, masked, n, 16, target, limit, 0, gpcs(big))
+						want, wok := CGridShape(dt, bwd, masked, n, most, target, limit)
+						if ok != wok || g != want {
+							t.Errorf("%v bwd=%v masked=%v n=%d big=%v: got %+v (ok %v), want %+v (ok %v)", dt, bwd, masked, n, big, g, ok, want, wok)
 						}
 					}
 				}
 			}
 		}
 	}
-	// The benchmark's long float32 rows on the model: clusters of 16 hold
-	// 45 rows at once forward (6 blocks an SM: 6 clusters in a group of 18,
-	// 5 in one of 14), 14 hold 53, 9 (4 an SM) 58; backward (3 blocks an
-	// SM) 16 hold 21, 9 (2 an SM) 29; 1024x32000 forward 4 blocks hold
-	// 198, 3 hold 219.
+	// Forced sizes: taken where they fit, any size; refused where they do
+	// not, or past most.
 	for _, c := range []struct {
 		bwd          bool
-		rows, n      int64
-		blocks, held int
+		n            int64
+		most, forced int
+		ok           bool
 	}{
-		{false, 256, 128256, 9, 58},
-		{true, 256, 128256, 9, 29},
-		{false, 1024, 32000, 3, 219},
-		{false, 4, 128256, 16, 45}, // 4 rows: every size holds them all
+		{false, 128256, 16, 15, true},
+		{false, 128256, 16, 9, true},
+		{true, 32000, 16, 3, true},
+		{true, 128256, 16, 3, false}, // 171 KB of y and dy a block
+		{false, 128256, 8, 12, false},
+		{false, 5, 16, 3, false}, // 5 columns: a block would hold nothing
 	} {
-		g, ok := CGridPick(Float32, c.bwd, false, c.n, c.rows, 16, target, limit, 0, gpcs(true))
-		if !ok || g.Blocks != c.blocks || gpcs(true)(g) != c.held {
-			t.Errorf("float32 bwd=%v %dx%d: %+v (ok %v, %d at once), want clusters of %d (%d at once)", c.bwd, c.rows, c.n, g, ok, gpcs(true)(g), c.blocks, c.held)
+		g, ok := CGridPick(Float32, c.bwd, false, c.n, c.most, target, limit, c.forced, gpcs(true))
+		if ok != c.ok || ok && (g.Blocks != c.forced || int64(g.Blocks)*g.Chunk < c.n || int64(g.Blocks-1)*g.Chunk >= c.n) {
+			t.Errorf("float32 bwd=%v n=%d most=%d forced %d: %+v (ok %v), want ok %v", c.bwd, c.n, c.most, c.forced, g, ok, c.ok)
 		}
-	}
-	// Forced sizes: taken where they fit, refused where they do not.
-	if g, ok := CGridPick(Float32, false, false, 128256, 256, 16, target, limit, 15, gpcs(true)); !ok || g.Blocks != 15 {
-		t.Errorf("forced 15: %+v (ok %v)", g, ok)
-	}
-	if g, ok := CGridPick(Float32, true, false, 128256, 256, 16, target, limit, 3, gpcs(true)); ok {
-		t.Errorf("forced 3 backward 128256: %+v fits %d bytes?", g, limit)
-	}
-	if g, ok := CGridPick(Float32, false, false, 128256, 256, 8, target, limit, 12, gpcs(true)); ok {
-		t.Errorf("forced 12 past most 8: %+v", g)
 	}
 }
