@@ -186,6 +186,7 @@ type problem struct {
 	axis int // as passed to the API
 	x    []float64
 	dy   []float64
+	y    []float64 // the backward's y where set, in place of the forward's output
 }
 
 func fromRandom(name string, p reference.Problem) problem {
@@ -266,6 +267,9 @@ func check(t testing.TB, d *Device, p problem, dt Dtype, tier Tier, off int) str
 	x, dy := round(dt, p.x), round(dt, p.dy)
 	want := reference.Forward(p.spec, x)
 	yIn := round(dt, want)
+	if p.y != nil {
+		yIn = round(dt, p.y)
+	}
 	wantDX := reference.Backward(p.spec, yIn, dy)
 	terms := reference.GradTerms(p.spec, yIn, dy)
 
@@ -580,23 +584,34 @@ func TestGPULogBackward(t *testing.T) {
 		pk := 16 / dt.Size()
 		for i, packs := range []int{1, 63, 64, 65, 256, 520, 1000, 1024, 1025, 2047, 2048} {
 			n := packs * pk
-			for variant, name := range []string{"plain", "special", "tiny"} {
-				if variant == 2 && dt == Float16 { // 1e-38 is 0 in float16
+			for variant, name := range []string{"plain", "special", "tiny", "large y"} {
+				if variant >= 2 && dt == Float16 { // 1e-38 is 0 in float16; exp(64) past its range
 					continue
 				}
-				p := rowsProblem(rng, 3+i%3, n, []int{0, 6, 0}[variant])
+				p := rowsProblem(rng, 3+i%3, n, []int{0, 6, 0, 0}[variant])
 				p.spec.Log = true
-				if variant == 2 {
+				switch variant {
+				case 2:
 					for k := range p.dy {
 						p.dy[k] = 1e-38 * (1 + rng.Float64())
 					}
+				case 3:
+					// y past what log_grad takes (above 64) in row 1, and up
+					// to 64 in row 2: not a log-softmax output, but a
+					// backward's input all the same.
+					p.y = reference.Forward(p.spec, p.x)
+					p.y[n+rng.IntN(n)] = 70
+					p.y[2*n+rng.IntN(n)] = 64
 				}
 				p.name += "/" + name
-				for _, noPipe := range []bool{false, true} {
-					d.noPipe = noPipe
+				// Every kernel of tier 1 that takes these rows: the
+				// streamed one (gpu.StreamOn), the pipelined one and the
+				// plain one.
+				for _, k := range []struct{ noStream, noPipe bool }{{false, false}, {true, false}, {true, true}} {
+					d.noStream, d.noPipe = k.noStream, k.noPipe
 					run(t, d, p, dt, TierAuto, TierRows)
 				}
-				d.noPipe = false
+				d.noStream, d.noPipe = false, false
 			}
 		}
 	}
@@ -646,9 +661,11 @@ func TestGPUPipeDispatch(t *testing.T) {
 	}
 	d := device(t)
 	// The half types' forward rows below are the pipelined kernels' when
-	// the packed ones are off (TestGPUPacked checks those).
-	d.noPacked = true
-	defer func() { d.noPacked = false }()
+	// the packed ones are off (TestGPUPacked checks those), and the
+	// backward rows (log-softmax) when the streamed one is
+	// (TestGPUStreamDispatch).
+	d.noPacked, d.noStream = true, true
+	defer func() { d.noPacked, d.noStream = false, false }()
 	for _, c := range []struct {
 		dt        Dtype
 		shape     []int
@@ -672,6 +689,43 @@ func TestGPUPipeDispatch(t *testing.T) {
 		}
 		if c.gridPerSM > 0 && p.grid[0] != c.gridPerSM*d.sms {
 			t.Errorf("%v %v bwd %v: grid %d, want %d blocks per SM (%d)", c.dt, c.shape, c.bwd, p.grid[0], c.gridPerSM, c.gridPerSM*d.sms)
+		}
+	}
+}
+
+// TestGPUStreamDispatch checks where tier 1 takes its streamed log-softmax
+// backward (gpu.StreamOn): aligned rows of log-softmax backward from
+// gpu.StreamMinN columns, a block a row; not softmax backward, shorter
+// rows, causal rows or float64.
+func TestGPUStreamDispatch(t *testing.T) {
+	if tierKnobsSet() {
+		t.Skip("a tier 1 knob replaces the rules checked here")
+	}
+	d := device(t)
+	for _, c := range []struct {
+		dt      Dtype
+		shape   []int
+		params  layout.Params
+		threads int // 0: not the streamed kernel
+	}{
+		{Float32, []int{2048, 8192}, layout.Params{Axis: -1, Scale: 1, Log: true}, 512},
+		{Float32, []int{2048, 4096}, layout.Params{Axis: -1, Scale: 1, Log: true}, 256},
+		{Float32, []int{16, 16, 2048, 2048}, layout.Params{Axis: -1, Scale: 1, Log: true}, 0}, // float32 from 4096 columns
+		{Float16, []int{16384, 2048}, layout.Params{Axis: -1, Scale: 1, Log: true}, 64},
+		{BFloat16, []int{2048, 8192}, layout.Params{Axis: -1, Scale: 0.5, Log: true}, 256},
+		{Float32, []int{2048, 8192}, layout.Params{Axis: -1, Scale: 1}, 0},
+		{Float32, []int{2048, 1024}, layout.Params{Axis: -1, Scale: 1, Log: true}, 0},
+		{Float32, []int{2048, 8192}, layout.Params{Axis: -1, Scale: 1, Log: true, Causal: true}, 0},
+		{Float64, []int{2048, 8192}, layout.Params{Axis: -1, Scale: 1, Log: true}, 0},
+	} {
+		p := planWith(t, d, c.dt, c.shape, c.params, true, TierAuto)
+		streamed := strings.Contains(p.names[0], "_lstream_")
+		rows := 1
+		for _, s := range c.shape[:len(c.shape)-1] {
+			rows *= s
+		}
+		if streamed != (c.threads > 0) || streamed && (p.threads != c.threads || p.grid[0] != rows) {
+			t.Errorf("%v %v %+v: %v, grid %d, %d threads; want streamed %v at %d threads, grid %d", c.dt, c.shape, c.params, p.names, p.grid[0], p.threads, c.threads > 0, c.threads, rows)
 		}
 	}
 }
@@ -750,7 +804,7 @@ func TestGPUPacked(t *testing.T) {
 // tierKnobsSet says whether a tuning knob that changes tier 1's kernels or
 // grid is set, so that the tests checking plans against the rules skip.
 func tierKnobsSet() bool {
-	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS"} {
+	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM"} {
 		if os.Getenv(k) != "" {
 			return true
 		}

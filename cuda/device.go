@@ -85,6 +85,7 @@ type Device struct {
 	noPipe      bool // tests: tier 1 without its pipelined kernels
 	noPacked    bool // tests: tier 1 without its packed kernels
 	packed      bool // tests: tier 1's packed kernels wherever they can run
+	noStream    bool // tests: tier 1 without its streamed log-softmax backward
 	sms         int  // multiprocessors
 	smemOptin   int  // shared memory per block after opting in, bytes
 	l2          int  // L2 cache, bytes

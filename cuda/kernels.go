@@ -60,6 +60,9 @@ func kernelNames() []string {
 			for _, t := range []string{"cached", "block", "split_stats", "split_apply", "inner", "grid", "cgrid"} {
 				names = append(names, fmt.Sprintf("softmax_%s_%s_%s", dir, t, s))
 			}
+			if dir == "bwd" && gpu.StreamKernels(dt) {
+				names = append(names, gpu.StreamKernel(dt))
+			}
 			if dir == "fwd" {
 				names = append(names, "softmax_fwd_split_pieces_"+s, "softmax_fwd_split_fused_"+s, "softmax_fwd_split_fused_head_"+s)
 				if gpu.PackedKernels(dt) {
@@ -626,6 +629,15 @@ func (d *Device) makePlan(c *call) (plan, error) {
 					p.names[0], p.smem = pipe.name, smem
 					p.grid[0] = int(grid)
 				}
+			}
+		}
+		// Log-softmax backward rows from gpu.StreamMinN columns take the
+		// streamed kernel: a block a row, dy in shared memory, y streamed
+		// past it.
+		if lk := d.kernels[gpu.StreamKernel(c.dt)]; lk != nil && p.vec && !d.noStream && rows <= math.MaxInt32 && gpu.StreamOn(c.dt, c.bwd, v.Log, keep, n) {
+			if threads, smem, ok := gpu.StreamShape(c.dt, n, lk.dynSmem); ok && threads <= lk.maxThreads {
+				p.names, p.threads, p.group, p.smem = []string{lk.name}, threads, threads, smem
+				p.grid[0] = int(rows)
 			}
 		}
 	case TierCluster:

@@ -419,6 +419,9 @@ func (d *Device) Describe(t Dtype, shape []int, bwd bool, bufs []cu.DevicePtr, m
 		}
 		s = fmt.Sprintf("tier %d %v, %d kernel(s), grid %dx%d, %d threads, smem %d, %s",
 			int(p.tier), p.tier, len(p.names), p.grid[0], p.grid[1], p.threads, p.smem, vec)
+		if strings.Contains(p.names[0], "_lstream_") {
+			s += ", streamed"
+		}
 		if p.cluster > 0 {
 			s += fmt.Sprintf(", clusters of %d (%d at once)", p.cluster, d.maxClusters(d.kernels[p.names[0]], p.threads, p.smem, p.cluster))
 		}

@@ -11,7 +11,8 @@
 // cached (tier 2), block (tier 3), split_stats, split_apply, split_pieces,
 // split_fused and split_fused_head (tier 4; the last three forward and CUDA
 // only), inner (tier 5),
-// grid (tier 7, CUDA only), cgrid (tier 8, CUDA only).
+// grid (tier 7, CUDA only), cgrid (tier 8, CUDA only), lstream (tier 1's
+// streamed log-softmax backward, CUDA only).
 // Every forward kernel takes (x, y, view..., extra...) and every backward
 // kernel (y, dy, dx, view..., extra...), all parameters 8 bytes, so the Go
 // side builds one argument list per call whatever the tier.
@@ -19,6 +20,7 @@
 #include "long.cuh"
 #if !defined(__HIPCC__)
 #include "grid.cuh"
+#include "stream.cuh"
 #endif
 
 // Every kernel may run 1024-thread blocks (launch bounds SM_MAX_THREADS)
@@ -191,6 +193,21 @@ SM_CGRID_DTYPE(f32, float)
 SM_CGRID_DTYPE(f64, double)
 SM_CGRID_DTYPE(f16, sm_half)
 SM_CGRID_DTYPE(bf16, sm_bf16)
+
+// Tier 1's streamed log-softmax backward (stream.cuh): a block per row, dy
+// in shared memory, y streamed past it. float32 and the half types, at
+// one 1024-thread block per SM (44 registers in float32, 56 in float16, 64
+// in bfloat16; the bound without a block count gave 42, 42 and 57, not
+// measured). At the 32 registers of two they spilled and ran up to 28%
+// slower (bfloat16; docs/PERFORMANCE.md GPU entry 34).
+#define SM_STREAM_DTYPE(S, T)                                                                          \
+	extern "C" __global__ void __launch_bounds__(SM_MAX_THREADS, 1)                                    \
+	    softmax_bwd_lstream_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {      \
+		bwd_log_stream<T>(y, dy, dx, SM_VIEW());                                                     \
+	}
+SM_STREAM_DTYPE(f32, float)
+SM_STREAM_DTYPE(f16, sm_half)
+SM_STREAM_DTYPE(bf16, sm_bf16)
 #endif
 
 SM_DTYPE(f32, float)

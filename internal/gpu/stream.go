@@ -1,0 +1,68 @@
+package gpu
+
+import "os"
+
+// Tier 1's streamed log-softmax backward (CUDA, cukernels/stream.cuh): a
+// block per row brings the row's dy into shared memory in one bulk copy,
+// sums it, then streams y from memory past it, writing dx. y is read
+// after the sum and never held, where tier 1's registers form holds y and
+// dy through it.
+
+// StreamPacks is the most packs a thread of the streamed kernel takes, so
+// that it sums at most 32 terms in the compute type (float32: 4 packs of
+// 4; the half types: 4 of 8), as tier 1 does.
+const StreamPacks = 4
+
+// StreamKernels says whether the CUDA build has the streamed kernel for
+// t: float32 and the half types.
+func StreamKernels(t Dtype) bool { return t == Float32 || t == Float16 || t == BFloat16 }
+
+// StreamKernel names the streamed kernel of t.
+func StreamKernel(t Dtype) string { return "softmax_bwd_lstream_" + t.Suffix() }
+
+// StreamShape is the streamed kernel's block for rows of n columns of t:
+// threads, the power of two from 64 to 1024 that gives each at most
+// StreamPacks packs, and smem, the row's bytes of dy. ok is false where
+// the row is not whole packs, needs more than 1024 threads, or its dy
+// passes limit bytes.
+func StreamShape(t Dtype, n int64, limit int) (threads, smem int, ok bool) {
+	pk := int64(16 / t.Size())
+	if !StreamKernels(t) || n <= 0 || n%pk != 0 {
+		return 0, 0, false
+	}
+	packs := n / pk
+	th := max(64, pow2((packs+StreamPacks-1)/StreamPacks))
+	if th > 1024 || n*int64(t.Size()) > int64(limit) {
+		return 0, 0, false
+	}
+	return int(th), int(n * int64(t.Size())), true
+}
+
+// StreamOn says whether tier 1 takes the streamed kernel for rows of n
+// columns of t: log-softmax backward without mask or causal limit (the
+// caller also checks that the rows are aligned and StreamShape fits), from
+// StreamMinN(t) columns. SOFTMAX_LSTREAM=0 turns it off, SOFTMAX_LSTREAM=1
+// takes it wherever it fits (tuning knobs for benchmarks, read once at
+// start).
+func StreamOn(t Dtype, bwd, log bool, keep Keep, n int64) bool {
+	if !bwd || !log || keep != KeepAll || !StreamKernels(t) || streamSetting == "0" {
+		return false
+	}
+	return streamSetting == "1" || n >= StreamMinN(t)
+}
+
+// StreamMinN is the shortest row the streamed kernel takes by default:
+// 2048 columns for the half types, 4096 for float32. On the H200 against
+// tier 1's registers form (docs/PERFORMANCE.md GPU entry 34, call 2), the
+// half types ran 0.3-4.6% faster from 2048 columns; float32 1.3-2.7% at
+// 2048x4096 and 2048x8192 and 0.7% at 8192x4096, but 2.2-2.4% slower at
+// 2048 columns (16384x2048, 16x16x2048x2048). Rows of 128 and 512 columns
+// ran 3-174% slower, and 1024 columns are bound by the launch.
+func StreamMinN(t Dtype) int64 {
+	if t == Float32 {
+		return 4096
+	}
+	return 2048
+}
+
+var streamSetting = os.Getenv("SOFTMAX_LSTREAM")
