@@ -573,10 +573,13 @@ func TestGPURowsBoundaries(t *testing.T) {
 }
 
 // TestGPULogBackward runs unmasked log-softmax backward rows of 1 to 2048
-// packs (tier 1's longest backward row) through tier 1, with and without
-// its pipelined kernels: plain rows, rows with NaN, +Inf and all -Inf (the
+// packs (tier 1's longest backward row) through tier 1's kernels that take
+// them: the streamed one (from gpu.StreamMinN columns), the pipelined one
+// and the plain one. Plain rows, rows with NaN, +Inf and all -Inf (the
 // exact form) and a scale, and (float32 and bfloat16, whose range holds
-// them) rows of tiny dy of one sign (the exact form by log_grad_fast).
+// them) rows of tiny dy of one sign (the exact form by log_grad_fast) and
+// rows whose y passes 64 (the exact form; the streamed kernel finds it
+// only after its writes).
 func TestGPULogBackward(t *testing.T) {
 	d := device(t)
 	rng := rand.New(rand.NewPCG(13, 13))
@@ -728,6 +731,31 @@ func TestGPUStreamDispatch(t *testing.T) {
 			t.Errorf("%v %v %+v: %v, grid %d, %d threads; want streamed %v at %d threads, grid %d", c.dt, c.shape, c.params, p.names, p.grid[0], p.threads, c.threads > 0, c.threads, rows)
 		}
 	}
+	// Not where dx overlaps y or dy (its exact path rereads them after
+	// the writes): dx on dy, on y, and 16 bytes into dy's last row.
+	v, err := layout.Resolve(layout.Params{Axis: -1, Scale: 1, Log: true}, []int{2048, 8192}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 2048 * 8192 * 4
+	for _, bufs := range [][]cu.DevicePtr{
+		{1 << 30, 2 << 30, 2 << 30},
+		{1 << 30, 2 << 30, 1 << 30},
+		{1 << 30, 2 << 30, 2<<30 + size - 16},
+		{1 << 30, 2 << 30, 2<<30 + size}, // adjacent, not overlapping: streamed
+	} {
+		var p plan
+		if err := d.do(func() (err error) {
+			p, err = d.makePlan(&call{dt: Float32, v: v, bwd: true, bufs: bufs})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		want := bufs[2] == 2<<30+size
+		if got := strings.Contains(p.names[0], "_lstream_"); got != want {
+			t.Errorf("y %#x, dy %#x, dx %#x: streamed %v, want %v", bufs[0], bufs[1], bufs[2], got, want)
+		}
+	}
 }
 
 // TestGPUPacked runs the half types' forward rows of aligned packs
@@ -804,7 +832,7 @@ func TestGPUPacked(t *testing.T) {
 // tierKnobsSet says whether a tuning knob that changes tier 1's kernels or
 // grid is set, so that the tests checking plans against the rules skip.
 func tierKnobsSet() bool {
-	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM"} {
+	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_CGRID_BLOCKS"} {
 		if os.Getenv(k) != "" {
 			return true
 		}
@@ -1115,10 +1143,10 @@ func TestGPUCGrid(t *testing.T) {
 			}
 		}
 	}
-	// Cluster sizes that are not powers of two (CGridPick takes them
-	// between a power of two and half of it), forced through cgridBlocks;
-	// every variant over the sizes and shapes.
-	defer func() { d.cgridBlocks = 0 }()
+	// Cluster sizes that are not powers of two, which only
+	// SOFTMAX_CGRID_BLOCKS (here cgridBlocks) asks for; every variant over
+	// the sizes and shapes.
+	defer func() { d.cgridBlocks = gpu.CGridBlocks }()
 	for j, blocks := range []int{3, 5, 7, 9, 11, 13, 14, 15} {
 		if blocks > d.cgridMost {
 			continue

@@ -112,6 +112,14 @@ func nextPow2(n int) int {
 func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
 
 // aligned reports whether every buffer starts on a multiple of n bytes.
+// overlaps says whether buffers i and j of c share a byte (each holds the
+// call's elements).
+func (c *call) overlaps(i, j int) bool {
+	n := cu.DevicePtr(int64(c.v.Outer) * int64(c.v.N) * int64(c.v.Inner) * int64(c.dt.Size()))
+	a, b := c.bufs[i], c.bufs[j]
+	return a < b+n && b < a+n
+}
+
 func aligned(bufs []cu.DevicePtr, n int) bool {
 	for _, b := range bufs {
 		if uintptr(b)%uintptr(n) != 0 {
@@ -633,8 +641,10 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		}
 		// Log-softmax backward rows from gpu.StreamMinN columns take the
 		// streamed kernel: a block a row, dy in shared memory, y streamed
-		// past it.
-		if lk := d.kernels[gpu.StreamKernel(c.dt)]; lk != nil && p.vec && !d.noStream && rows <= math.MaxInt32 && gpu.StreamOn(c.dt, c.bwd, v.Log, keep, n) {
+		// past it. Not where dx overlaps y or dy: a row that fails the
+		// fast form's bounds is rewritten from y and dy after dx is
+		// written (tier 1's other kernels decide before they write).
+		if lk := d.kernels[gpu.StreamKernel(c.dt)]; lk != nil && p.vec && !d.noStream && rows <= math.MaxInt32 && gpu.StreamOn(c.dt, c.bwd, v.Log, keep, n) && !c.overlaps(2, 0) && !c.overlaps(2, 1) {
 			if threads, smem, ok := gpu.StreamShape(c.dt, n, lk.dynSmem); ok && threads <= lk.maxThreads {
 				p.names, p.threads, p.group, p.smem = []string{lk.name}, threads, threads, smem
 				p.grid[0] = int(rows)

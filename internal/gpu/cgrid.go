@@ -84,12 +84,13 @@ func cgridLayout(t Dtype, bwd, masked bool, n int64, blocks, limit int) (g CGrid
 // CGridShape's, its largest clusters halved while resident (how many
 // clusters of a layout run at once; 0 where none does) says none of them
 // fits the device. forced > 0 takes clusters of that many blocks
-// (SOFTMAX_CGRID_BLOCKS; tests) where they fit, powers of two or not.
+// (SOFTMAX_CGRID_BLOCKS; tests) where they fit, powers of two or not;
+// where they do not, ok is false and dispatch takes another tier.
 //
 // Sizes between the powers of two, where the GPU's groups of
 // multiprocessors (a cluster runs inside one) would hold more rows at
 // once, ran slower on the H200 nearly everywhere: float32 256x128256
-// forward took 74.6 us in clusters of 16, 82-99 in 9, 10, 11, 13 and 14
+// forward took 74.1 us in clusters of 16, 82-98 in 9, 10, 11, 13 and 14
 // (docs/PERFORMANCE.md, GPU entry 34).
 func CGridPick(t Dtype, bwd, masked bool, n int64, most, target, limit, forced int, resident func(CGrid) int) (CGrid, bool) {
 	if n <= 0 || n > 1<<31-1 {

@@ -56,8 +56,10 @@ func StreamOn(t Dtype, bwd, log bool, keep Keep, n int64) bool {
 // tier 1's registers form (docs/PERFORMANCE.md GPU entry 34, call 2), the
 // half types ran 0.3-4.6% faster from 2048 columns; float32 1.3-2.7% at
 // 2048x4096 and 2048x8192 and 0.7% at 8192x4096, but 2.2-2.4% slower at
-// 2048 columns (16384x2048, 16x16x2048x2048). Rows of 128 and 512 columns
-// ran 3-174% slower, and 1024 columns are bound by the launch.
+// 16384x2048 and 16x16x2048x2048 (0.3% faster at 2048x2048). Rows of 128
+// and 512 columns ran up to 174% slower (a build held to 32 registers;
+// float16 32768x512 0.8% faster), and 1024 columns are bound by the
+// launch.
 func StreamMinN(t Dtype) int64 {
 	if t == Float32 {
 		return 4096
