@@ -198,7 +198,7 @@ SM_CGRID_DTYPE(bf16, sm_bf16)
 // in shared memory, y streamed past it. float32 and the half types, at
 // one 1024-thread block per SM (44 registers in float32, 56 in float16, 64
 // in bfloat16; the bound without a block count gave 42, 42 and 57, not
-// measured). At the 32 registers of two they spilled and ran up to 28%
+// measured). At the 32 registers of two they spilled and ran up to 29%
 // slower (bfloat16; docs/PERFORMANCE.md GPU entry 34).
 #define SM_STREAM_DTYPE(S, T)                                                                          \
 	extern "C" __global__ void __launch_bounds__(SM_MAX_THREADS, 1)                                    \

@@ -23,7 +23,7 @@
 // forward gives) is rewritten by row_exact_bwd, after the vote's barrier.
 
 // StreamUnroll is the packs of y a thread has in flight at once (2 at
-// 32 registers: up to 28% slower, docs/PERFORMANCE.md GPU entry 34).
+// 32 registers: up to 29% slower, docs/PERFORMANCE.md GPU entry 34).
 constexpr int StreamUnroll = 4;
 
 // stream_log writes dx over this thread's packs of the row (y from
