@@ -111,7 +111,6 @@ func nextPow2(n int) int {
 
 func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
 
-// aligned reports whether every buffer starts on a multiple of n bytes.
 // overlaps says whether buffers i and j of c share a byte (each holds the
 // call's elements).
 func (c *call) overlaps(i, j int) bool {
@@ -120,6 +119,7 @@ func (c *call) overlaps(i, j int) bool {
 	return a < b+n && b < a+n
 }
 
+// aligned reports whether every buffer starts on a multiple of n bytes.
 func aligned(bufs []cu.DevicePtr, n int) bool {
 	for _, b := range bufs {
 		if uintptr(b)%uintptr(n) != 0 {
