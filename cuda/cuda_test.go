@@ -641,9 +641,15 @@ func planWith(t *testing.T, d *Device, dt Dtype, shape []int, params layout.Para
 		t.Fatal(err)
 	}
 	bufs := []cu.DevicePtr{1 << 40, 2 << 40, 3 << 40} // apart: no call's buffers overlap
+	return planCall(t, d, &call{dt: dt, v: v, bwd: bwd, bufs: bufs, force: force})
+}
+
+// planCall is makePlan's plan for c, inside do.
+func planCall(t *testing.T, d *Device, c *call) plan {
+	t.Helper()
 	var p plan
 	if err := d.do(func() (err error) {
-		p, err = d.makePlan(&call{dt: dt, v: v, bwd: bwd, bufs: bufs, force: force})
+		p, err = d.makePlan(c)
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -744,13 +750,7 @@ func TestGPUStreamDispatch(t *testing.T) {
 		{1 << 30, 2 << 30, 2<<30 + size - 16},
 		{1 << 30, 2 << 30, 2<<30 + size}, // adjacent, not overlapping: streamed
 	} {
-		var p plan
-		if err := d.do(func() (err error) {
-			p, err = d.makePlan(&call{dt: Float32, v: v, bwd: true, bufs: bufs})
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
+		p := planCall(t, d, &call{dt: Float32, v: v, bwd: true, bufs: bufs})
 		want := bufs[2] == 2<<30+size
 		if got := strings.Contains(p.names[0], "_lstream_"); got != want {
 			t.Errorf("y %#x, dy %#x, dx %#x: streamed %v, want %v", bufs[0], bufs[1], bufs[2], got, want)
