@@ -829,10 +829,71 @@ func TestGPUPacked(t *testing.T) {
 	}
 }
 
+// TestGPUWide runs tier 1's wide backward (gpu.WideShape) over rows of
+// one pack to the most it holds, softmax and log-softmax, with special
+// values, a scale, and y past log_grad's bounds, against the reference.
+func TestGPUWide(t *testing.T) {
+	d := device(t)
+	if !tierKnobsSet() {
+		// The rule (gpu.WideOn): float32 log-softmax backward of 1025-2048
+		// columns from 2^28 elements.
+		for _, c := range []struct {
+			shape []int
+			log   bool
+			wide  bool
+		}{
+			{[]int{16, 16, 2048, 2048}, true, true},
+			{[]int{1 << 17, 2048}, true, true},
+			{[]int{1 << 18, 1028}, true, true},
+			{[]int{1<<17 - 1, 2048}, true, false},
+			{[]int{16384, 2048}, true, false},
+			{[]int{1 << 18, 1024}, true, false},
+			{[]int{1 << 16, 4096}, true, false},
+			{[]int{16, 16, 2048, 2048}, false, false},
+		} {
+			params := layout.Params{Axis: -1, Scale: 1, Log: c.log}
+			p := planWith(t, d, Float32, c.shape, params, true, TierAuto)
+			if got := p.names[0] == gpu.WideKernel(Float32); got != c.wide {
+				t.Errorf("%v log %v: kernel %s, wide kernel wanted: %v", c.shape, c.log, p.names[0], c.wide)
+			}
+		}
+	}
+	defer func() { d.wide = false }()
+	rng := rand.New(rand.NewPCG(15, 15))
+	for _, dt := range []Dtype{Float32} {
+		pk, k := 16/dt.Size(), gpu.WideK(dt)
+		for i, packs := range []int{1, 31, 32*k - 1, 32 * k, 32*k + 1, 64 * k, 96*k + 3, 128*k - 1, 128 * k} {
+			n := packs * pk
+			rows := 5 + i%4
+			d.wide = true
+			if p := planAt(t, d, dt, []int{rows, n}, true, TierRows); p.names[0] != gpu.WideKernel(dt) {
+				t.Errorf("%v %dx%d: kernel %s, want %s", dt, rows, n, p.names[0], gpu.WideKernel(dt))
+			}
+			for variant, name := range []string{"plain", "special", "logscale", "logspecial", "scale", "large y"} {
+				if testing.Short() && (i+variant)%2 != 0 {
+					continue
+				}
+				p := rowsProblem(rng, rows, n, []int{0, 5, 6, 5, 0, 0}[variant])
+				p.spec.Log = variant == 2 || variant == 3 || variant == 5
+				switch variant {
+				case 4:
+					p.spec.Scale = 0.7
+				case 5:
+					p.y = reference.Forward(p.spec, p.x)
+					p.y[n+rng.IntN(n)] = 70
+					p.y[2*n+rng.IntN(n)] = 64
+				}
+				p.name += "/" + name
+				run(t, d, p, dt, TierRows)
+			}
+		}
+	}
+}
+
 // tierKnobsSet says whether a tuning knob that changes tier 1's kernels or
 // grid is set, so that the tests checking plans against the rules skip.
 func tierKnobsSet() bool {
-	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_CGRID_BLOCKS"} {
+	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_WIDE"} {
 		if os.Getenv(k) != "" {
 			return true
 		}

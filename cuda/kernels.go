@@ -60,6 +60,9 @@ func kernelNames() []string {
 			for _, t := range []string{"cached", "block", "split_stats", "split_apply", "inner", "grid", "cgrid"} {
 				names = append(names, fmt.Sprintf("softmax_%s_%s_%s", dir, t, s))
 			}
+			if dir == "bwd" && gpu.WideK(dt) > 0 {
+				names = append(names, gpu.WideKernel(dt))
+			}
 			if dir == "bwd" && gpu.StreamKernels(dt) {
 				names = append(names, gpu.StreamKernel(dt))
 			}
@@ -648,6 +651,16 @@ func (d *Device) makePlan(c *call) (plan, error) {
 			if threads, smem, ok := gpu.StreamShape(c.dt, n, lk.dynSmem); ok && threads <= lk.maxThreads {
 				p.names, p.threads, p.group, p.smem = []string{lk.name}, threads, threads, smem
 				p.grid[0] = int(rows)
+			}
+		}
+		// Long float32 log-softmax backward calls of up to 2048 columns take
+		// the wide kernel: K = 16, a warp a row, fewer instructions where
+		// the card's power cap lowers its clock.
+		if wk := d.kernels[gpu.WideKernel(c.dt)]; wk != nil && p.vec && (gpu.WideOn(c.dt, c.bwd, v.Log, keep, rows, n) || d.wide && c.bwd && keep == gpu.KeepAll) {
+			if w, ok := gpu.WideShape(c.dt, n, warpSize); ok {
+				threads, perBlock := gpu.RowsThreads(w, warpSize)
+				p.names, p.threads, p.group, p.smem = []string{wk.name}, threads, w, 0
+				p.grid[0] = int(min(ceilDiv(rows, int64(perBlock)), 1<<30))
 			}
 		}
 	case TierCluster:

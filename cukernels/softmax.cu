@@ -10,7 +10,7 @@
 // clus2m, cpipe2 (backward: tier 1 over a thread block cluster, CUDA only),
 // cached (tier 2), block (tier 3), split_stats, split_apply, split_pieces,
 // split_fused and split_fused_head (tier 4; the last three forward and CUDA
-// only), inner (tier 5),
+// only), inner (tier 5), rows16 (tier 1's wide backward, float32, CUDA only),
 // grid (tier 7, CUDA only), cgrid (tier 8, CUDA only), lstream (tier 1's
 // streamed log-softmax backward, CUDA only).
 // Every forward kernel takes (x, y, view..., extra...) and every backward
@@ -110,6 +110,19 @@
 #define SM_DTYPE(S, T)                                                                                 \
 	SM_ROWS_FWD(1, S, T) SM_ROWS_FWD(2, S, T) SM_ROWS_FWD(4, S, T) SM_ROWS_BWD(1, S, T) SM_ROWS_BWD(2, S, T) \
 	SM_ROWS_BWD_B(4, S, T, SM_WIDE_THREADS, SM_WIDE_THREADS) SM_OTHER_TIERS(S, T)
+
+// Tier 1's wide backward (bwd_rows_packed, unmasked rows): K = 16, 64
+// values of y and 64 of dy a thread, so a warp holds a row of 2048 columns
+// and sums it with shuffles alone, as PyTorch's softmax_warp_backward
+// does. Blocks of 128 threads, 3 per SM (162 registers). float32 only,
+// CUDA only: the half types' forms (K = 8) ran 1-30% slower than their
+// kernels now (docs/PERFORMANCE.md GPU entry 35).
+#if !defined(__HIPCC__)
+extern "C" __global__ void __launch_bounds__(128, 3)
+    softmax_bwd_rows16_f32(const float *y, const float *dy, float *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {
+	bwd_rows_packed<float, 16>(y, dy, dx, SM_VIEW(), (int)group);
+}
+#endif
 
 // Tier 1 over a thread block cluster (sm_90; internal/gpu.ClusterKernel):
 // the group of a row is every thread of a cluster of up to 8 blocks, so

@@ -1191,11 +1191,13 @@ template <typename A> struct GradFin {
 // above -Inf: from the maximum, which ignores NaN, so a row of NaN and -Inf
 // goes to the exact path, which counts NaN; bit 1 says some y is above 64,
 // past what log_grad takes. One reduction gives all three.
+// part is the thread's sum (bwd_rows_packed adds pieces of 32 terms in
+// float64), ymax its largest y.
 template <typename T>
 __device__ __forceinline__ GradFin<typename Num<T>::acc> grad_finish(const View& v, const RowGroup& g, bool valid,
-                                                                     GradAcc<typename Num<T>::acc> a) {
+                                                                     double part, typename Num<T>::acc ymax) {
 	typedef typename Num<T>::acc A;
-	GradStats<A> gs{(double)a.part, (a.ymax > -sm_inf<A>() ? 1 : 0) | (a.ymax > A(64) ? 2 : 0)};
+	GradStats<A> gs{part, (ymax > -sm_inf<A>() ? 1 : 0) | (ymax > A(64) ? 2 : 0)};
 	gs = g.reduce(gs, GradOp(), GradStats<A>{0.0, 0});
 	const double c = gs.c, sc = v.scale * c;
 	GradFin<A> f;
@@ -1237,7 +1239,7 @@ __device__ __forceinline__ void bwd_row(const T* y, const T* dy, T* dx, const Vi
 	GradAcc<A> a = grad_acc_init<A>();
 #pragma unroll
 	for (int i = 0; i < C; ++i) grad_acc(v, a, vy[i], vg[i]);
-	const GradFin<A> f = grad_finish<T>(v, g, valid, a);
+	const GradFin<A> f = grad_finish<T>(v, g, valid, (double)a.part, a.ymax);
 	if (g.any(f.exact)) {
 		row_exact_bwd<T>(y, dy, dx, v, row, f.exact, g);
 		if (f.exact) return;
@@ -1294,6 +1296,80 @@ __device__ __forceinline__ void bwd_pipe(const T* y, const T* dy, T* dx, const V
 	}
 	sm_async_wait_all();
 	g.done();
+}
+
+// bwd_rows_packed is tier 1's wide backward (unmasked rows of aligned
+// packs, groups of at least a warp: the Go side's gpu.WideShape), K packs
+// of y and of dy a thread. Like fwd_rows_packed it keeps the packs as
+// loaded and converts them in each pass (the sum, then dx), so that a
+// half type would hold them in half the registers of bwd_rows' converted
+// row (only float32 is instantiated: softmax.cu). Arithmetic as bwd_row's,
+// the sum in pieces of 32 terms; a row on the exact path leaves before its
+// packs are used again, so none is held across that path.
+template <typename T, int K>
+__device__ __forceinline__ void bwd_rows_packed(const T* y, const T* dy, T* dx, const View& v, int W) {
+	typedef typename Num<T>::acc A;
+	constexpr int P = PackWidth<T, 64>::value, C = K * P;
+	typedef Pack<T, P> PK;
+	const RowGroup g(W);
+	PK yfill, zero; // columns past n: y as bwd_rows fills it, dy 0
+#pragma unroll
+	for (int j = 0; j < P; ++j) {
+		yfill.v[j] = Num<T>::out(v.log ? -sm_inf<A>() : A(0));
+		zero.v[j] = Num<T>::out(A(0));
+	}
+	for (i64 row = g.first; row - g.off < v.rows; row += g.step()) {
+		const bool valid = row < v.rows;
+		const int n = (int)v.n;
+		PK py[K], pd[K];
+#pragma unroll
+		for (int p = 0; p < K; ++p) {
+			const int col = (p * g.W + g.lane) * P;
+			const bool in = valid && col < n;
+			py[p] = in ? *reinterpret_cast<const PK*>(y + row * v.n + col) : yfill;
+			pd[p] = in ? *reinterpret_cast<const PK*>(dy + row * v.n + col) : zero;
+		}
+		GradAcc<A> a = grad_acc_init<A>();
+		double wide = 0.0;
+#pragma unroll
+		for (int p = 0; p < K; ++p)
+#pragma unroll
+			for (int j = 0; j < P; ++j) {
+				grad_acc(v, a, Num<T>::in(py[p].v[j]), Num<T>::in(pd[p].v[j]));
+				if (C > 32 && (p * P + j) % 32 == 31) {
+					wide += (double)a.part;
+					a.part = A(0);
+				}
+			}
+		const GradFin<A> f = grad_finish<T>(v, g, valid, C > 32 ? wide : (double)a.part, a.ymax);
+		if (f.exact) { // the group's: a warp or more
+			row_exact_bwd<T>(y, dy, dx, v, row, true, g);
+			continue;
+		}
+		if (!valid) continue;
+#pragma unroll
+		for (int p = 0; p < K; ++p) {
+			pack_opaque(py[p]);
+			pack_opaque(pd[p]);
+		}
+		T* dr = dx + row * v.n;
+#pragma unroll
+		for (int p = 0; p < K; ++p) {
+			const int col = (p * g.W + g.lane) * P;
+			if (col >= n) continue;
+			A yv[P], gv[P];
+#pragma unroll
+			for (int j = 0; j < P; ++j) {
+				yv[j] = Num<T>::in(py[p].v[j]);
+				gv[j] = Num<T>::in(pd[p].v[j]);
+			}
+			grad_apply<A, P>(v, f, yv, gv);
+			PK o;
+#pragma unroll
+			for (int j = 0; j < P; ++j) o.v[j] = Num<T>::out(gv[j]);
+			*reinterpret_cast<PK*>(dr + col) = o;
+		}
+	}
 }
 
 // -------------------------------- tier 2: block per row, row in shared memory --
