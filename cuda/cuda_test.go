@@ -893,7 +893,7 @@ func TestGPUWide(t *testing.T) {
 // tierKnobsSet says whether a tuning knob that changes tier 1's kernels or
 // grid is set, so that the tests checking plans against the rules skip.
 func tierKnobsSet() bool {
-	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_WIDE"} {
+	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_LSTREAM_PACKS", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_WIDE"} {
 		if os.Getenv(k) != "" {
 			return true
 		}

@@ -1,6 +1,9 @@
 package gpu
 
-import "os"
+import (
+	"os"
+	"strconv"
+)
 
 // Tier 1's streamed log-softmax backward (CUDA, cukernels/stream.cuh): a
 // block per row brings the row's dy into shared memory in one bulk copy,
@@ -31,7 +34,11 @@ func StreamShape(t Dtype, n int64, limit int) (threads, smem int, ok bool) {
 		return 0, 0, false
 	}
 	packs := n / pk
-	th := max(64, pow2((packs+StreamPacks-1)/StreamPacks))
+	per := int64(StreamPacks)
+	if k := streamPacksSetting; k == 1 || k == 2 {
+		per = int64(k)
+	}
+	th := max(64, pow2((packs+per-1)/per))
 	if th > 1024 || n*int64(t.Size()) > int64(limit) {
 		return 0, 0, false
 	}
@@ -68,3 +75,8 @@ func StreamMinN(t Dtype) int64 {
 }
 
 var streamSetting = os.Getenv("SOFTMAX_LSTREAM")
+
+// streamPacksSetting is SOFTMAX_LSTREAM_PACKS: 1 or 2 packs a thread in
+// place of StreamPacks (twice or four times the threads a block), a tuning
+// knob for benchmarks, read once at start.
+var streamPacksSetting, _ = strconv.Atoi(os.Getenv("SOFTMAX_LSTREAM_PACKS"))
