@@ -862,7 +862,7 @@ func TestGPUWide(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 15))
 	for _, dt := range []Dtype{Float32} {
 		pk, k := 16/dt.Size(), gpu.WideK(dt)
-		for i, packs := range []int{1, 31, 32*k - 1, 32 * k, 32*k + 1, 64 * k, 96*k + 3, 128*k - 1, 128 * k} {
+		for i, packs := range []int{1, 31, 32*k - 1, 32 * k, 32*k + 1, 64 * k, 80 * k, 96*k + 3, 128*k - 1, 128 * k} {
 			n := packs * pk
 			rows := 5 + i%4
 			d.wide = true

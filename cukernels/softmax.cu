@@ -115,8 +115,8 @@
 // values of y and 64 of dy a thread, so a warp holds a row of 2048 columns
 // and sums it with shuffles alone, as PyTorch's softmax_warp_backward
 // does. Blocks of 128 threads, 3 per SM (162 registers). float32 only,
-// CUDA only: the half types' forms (K = 8) ran 1-30% slower than their
-// kernels now (docs/PERFORMANCE.md GPU entry 35).
+// CUDA only: the half types' forms (K = 8) were slower than their kernels
+// now on every row measured but one (docs/PERFORMANCE.md GPU entry 35).
 #if !defined(__HIPCC__)
 extern "C" __global__ void __launch_bounds__(128, 3)
     softmax_bwd_rows16_f32(const float *y, const float *dy, float *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {

@@ -1186,7 +1186,7 @@ template <typename A> struct GradFin {
 	A s, c, k;
 };
 
-// grad_finish reduces the group's GradAcc into the row's GradFin. The group
+// grad_finish reduces the group's sums and largest y into the row's GradFin. The group
 // sums in float64 as Stats.s. For log-softmax, any's bit 0 says some y is
 // above -Inf: from the maximum, which ignores NaN, so a row of NaN and -Inf
 // goes to the exact path, which counts NaN; bit 1 says some y is above 64,
@@ -1310,6 +1310,7 @@ template <typename T, int K>
 __device__ __forceinline__ void bwd_rows_packed(const T* y, const T* dy, T* dx, const View& v, int W) {
 	typedef typename Num<T>::acc A;
 	constexpr int P = PackWidth<T, 64>::value, C = K * P;
+	static_assert(C <= 32 || C % 32 == 0, "the sum's pieces of 32 terms take every term");
 	typedef Pack<T, P> PK;
 	const RowGroup g(W);
 	PK yfill, zero; // columns past n: y as bwd_rows fills it, dy 0

@@ -25,8 +25,9 @@ func StreamKernel(t Dtype) string { return "softmax_bwd_lstream_" + t.Suffix() }
 
 // StreamShape is the streamed kernel's block for rows of n columns of t:
 // threads, the power of two from 64 to 1024 that gives each at most
-// StreamPacks packs, and smem, the row's bytes of dy. ok is false where
-// the row is not whole packs, needs more than 1024 threads, or its dy
+// StreamPacks packs (or SOFTMAX_LSTREAM_PACKS's 1 or 2), and smem, the
+// row's bytes of dy. ok is false where the row is not whole packs, needs
+// more than 1024 threads (tier 1 then keeps its registers form), or its dy
 // passes limit bytes.
 func StreamShape(t Dtype, n int64, limit int) (threads, smem int, ok bool) {
 	pk := int64(16 / t.Size())

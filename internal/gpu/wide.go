@@ -16,7 +16,9 @@ import "os"
 const WideMaxGroup = 128
 
 // WideK is the packs per thread of t's wide kernel (0: none). The half
-// types' form (K = 8) ran 1-30% slower than their kernels now (entry 35).
+// types' form (K = 8) was slower than their kernels now on every row
+// measured but float16 softmax backward 16x16x2048x2048 (3.8% faster;
+// bfloat16 15-29% slower: entry 35).
 func WideK(t Dtype) int {
 	if t == Float32 {
 		return 16
@@ -53,11 +55,12 @@ const WideMinElems = 1 << 28
 // (the caller checks that the rows are aligned and WideShape fits):
 // float32 log-softmax backward without mask or causal limit, rows of 1025
 // to 2048 columns (a warp a row), at least WideMinElems elements. On the
-// H200 at 16x16x2048x2048 (entry 35) it took 2946-3013 us against the
-// registers form's 3352-3531 where the power cap held the SM clock at
-// 1.3-1.7 GHz, and 2950 against 2923 where it did not; at 16384x2048 and
-// 2048 rows of 2048-8192 columns it was 0.5-13% slower, and softmax
-// backward 0.3-12% slower everywhere measured (never under the cap).
+// H200 at 16x16x2048x2048 (entry 35) it took 2933-3043 us against the
+// registers form's 2975-3532 in sequences of large launches, where the
+// power cap lowered the SM clock (to 1.23 GHz in some samples), and 2950
+// against 2923 alone; at 16384x2048 and 2048 rows of 2048-8192 columns
+// it was 1.8-14% slower, and in softmax backward, never measured under
+// the cap, from 0.1% faster (8192x4096) to 12.6% slower (2048x2048).
 // SOFTMAX_WIDE=1 takes it for every unmasked backward row it fits, 0
 // never (tuning knobs for benchmarks, read once at start).
 func WideOn(t Dtype, bwd, log bool, keep Keep, rows, n int64) bool {

@@ -13,6 +13,7 @@ func TestWideShape(t *testing.T) {
 		{Float32, 4, 32, true, "one pack: a warp, most lanes idle"},
 		{Float32, 2048, 32, true, "16 packs a lane"},
 		{Float32, 2049, 64, true, "past a warp: two"},
+		{Float32, 4100, 96, true, "three warps"},
 		{Float32, 8192, 128, true, "the largest group"},
 		{Float32, 8193, 0, false, "past the launch bound"},
 		{Float32, 0, 0, false, "empty rows"},
