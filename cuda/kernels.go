@@ -656,8 +656,11 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		// Float32 log-softmax backward calls of 1025-2048 columns from 2^28
 		// elements (gpu.WideOn) take the wide kernel: K = 16, a warp a row,
 		// fewer instructions where the card's power cap lowers its clock.
-		if wk := d.kernels[gpu.WideKernel(c.dt)]; wk != nil && p.vec && (gpu.WideOn(c.dt, c.bwd, v.Log, keep, rows, n) || d.wide && c.bwd && keep == gpu.KeepAll) {
-			if w, ok := gpu.WideShape(c.dt, n, warpSize); ok && w <= wk.maxThreads {
+		// The rule goes first: the kernel's name is formatted only for the
+		// calls that may take it (this runs on every launch).
+		if p.vec && (gpu.WideOn(c.dt, c.bwd, v.Log, keep, rows, n) || d.wide && c.bwd && keep == gpu.KeepAll) {
+			wk := d.kernels[gpu.WideKernel(c.dt)]
+			if w, ok := gpu.WideShape(c.dt, n, warpSize); wk != nil && ok && w <= wk.maxThreads {
 				threads, perBlock := gpu.RowsThreads(w, warpSize)
 				p.names, p.threads, p.group, p.smem = []string{wk.name}, threads, w, 0
 				p.grid[0] = int(min(ceilDiv(rows, int64(perBlock)), 1<<30))
