@@ -643,13 +643,13 @@ func (d *Device) makePlan(c *call) (plan, error) {
 			}
 		}
 		// Log-softmax backward rows from gpu.StreamMinN columns take the
-		// streamed kernel: a block a row, dy in shared memory, y streamed
-		// past it. Not where dx overlaps y or dy: a row that fails the
+		// streamed kernel: a block a row, dy in registers, y loaded after
+		// the row's sum. Not where dx overlaps y or dy: a row that fails the
 		// fast form's bounds is rewritten from y and dy after dx is
 		// written (tier 1's other kernels decide before they write).
 		if lk := d.kernels[gpu.StreamKernel(c.dt)]; lk != nil && p.vec && !d.noStream && rows <= math.MaxInt32 && gpu.StreamOn(c.dt, c.bwd, v.Log, keep, n) && !c.overlaps(2, 0) && !c.overlaps(2, 1) {
-			if threads, smem, ok := gpu.StreamShape(c.dt, n, lk.dynSmem); ok && threads <= lk.maxThreads {
-				p.names, p.threads, p.group, p.smem = []string{lk.name}, threads, threads, smem
+			if threads, ok := gpu.StreamShape(c.dt, n); ok && threads <= lk.maxThreads {
+				p.names, p.threads, p.group, p.smem = []string{lk.name}, threads, threads, 0
 				p.grid[0] = int(rows)
 			}
 		}

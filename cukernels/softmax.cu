@@ -208,11 +208,11 @@ SM_CGRID_DTYPE(f16, sm_half)
 SM_CGRID_DTYPE(bf16, sm_bf16)
 
 // Tier 1's streamed log-softmax backward (stream.cuh): a block per row, dy
-// in shared memory, y streamed past it. float32 and the half types, at
-// one 1024-thread block per SM (44 registers in float32, 56 in float16, 64
-// in bfloat16; the bound without a block count gave 42, 42 and 57, not
-// measured). At the 32 registers of two they spilled and ran up to 29%
-// slower (bfloat16; docs/PERFORMANCE.md GPU entry 34).
+// in registers, y loaded after the row's sum. float32 and the half types,
+// at one 1024-thread block per SM (64 registers in the half types, 60 in
+// float32, no spills). Entry 34's form, dy in shared memory, ran no
+// faster held to 40 registers (blocks of at most 512 threads, three per
+// SM) than at its 44-64 (docs/PERFORMANCE.md GPU entry 36).
 #define SM_STREAM_DTYPE(S, T)                                                                          \
 	extern "C" __global__ void __launch_bounds__(SM_MAX_THREADS, 1)                                    \
 	    softmax_bwd_lstream_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {      \
