@@ -719,11 +719,14 @@ func TestGPUStreamDispatch(t *testing.T) {
 	}{
 		{Float32, []int{2048, 8192}, layout.Params{Axis: -1, Scale: 1, Log: true}, 512},
 		{Float32, []int{2048, 4096}, layout.Params{Axis: -1, Scale: 1, Log: true}, 256},
-		{Float32, []int{16, 16, 2048, 2048}, layout.Params{Axis: -1, Scale: 1, Log: true}, 0}, // float32 from 4096 columns
+		{Float32, []int{16, 16, 2048, 2048}, layout.Params{Axis: -1, Scale: 1, Log: true}, 0}, // the wide kernel (gpu.WideOn)
+		{Float32, []int{16384, 2048}, layout.Params{Axis: -1, Scale: 1, Log: true}, 128},
 		{Float16, []int{16384, 2048}, layout.Params{Axis: -1, Scale: 1, Log: true}, 64},
+		{Float16, []int{2048, 1024}, layout.Params{Axis: -1, Scale: 1, Log: true}, 64},
 		{BFloat16, []int{2048, 8192}, layout.Params{Axis: -1, Scale: 0.5, Log: true}, 256},
 		{Float32, []int{2048, 8192}, layout.Params{Axis: -1, Scale: 1}, 0},
-		{Float32, []int{2048, 1024}, layout.Params{Axis: -1, Scale: 1, Log: true}, 0},
+		{Float32, []int{2048, 1024}, layout.Params{Axis: -1, Scale: 1, Log: true}, 64},
+		{BFloat16, []int{32768, 512}, layout.Params{Axis: -1, Scale: 1, Log: true}, 0},
 		{Float32, []int{2048, 8192}, layout.Params{Axis: -1, Scale: 1, Log: true, Causal: true}, 0},
 		{Float64, []int{2048, 8192}, layout.Params{Axis: -1, Scale: 1, Log: true}, 0},
 	} {

@@ -48,34 +48,28 @@ func StreamShape(t Dtype, n int64) (threads int, ok bool) {
 // StreamOn says whether tier 1 takes the streamed kernel for rows of n
 // columns of t: log-softmax backward without mask or causal limit (the
 // caller also checks that the rows are aligned and StreamShape fits), from
-// StreamMinN(t) columns. SOFTMAX_LSTREAM=0 turns it off, SOFTMAX_LSTREAM=1
+// StreamMinN columns. SOFTMAX_LSTREAM=0 turns it off, SOFTMAX_LSTREAM=1
 // takes it wherever it fits (tuning knobs for benchmarks, read once at
 // start).
 func StreamOn(t Dtype, bwd, log bool, keep Keep, n int64) bool {
 	if !bwd || !log || keep != KeepAll || !StreamKernels(t) || streamSetting == "0" {
 		return false
 	}
-	return streamSetting == "1" || n >= StreamMinN(t)
+	return streamSetting == "1" || n >= StreamMinN
 }
 
 // StreamMinN is the shortest row the streamed kernel takes by default:
-// 2048 columns for the half types, 4096 for float32. On the H200, its
-// first form (dy in shared memory) against tier 1's registers form
-// (docs/PERFORMANCE.md GPU entry 34, call 2; entry 36's form, dy in
-// registers, ran 3-6% faster than the first from 2048 half and 4096
-// float32 columns, and is not measured below them): the half types ran
-// 0.3-4.6% faster from 2048 columns; float32 1.3-2.7% at
-// 2048x4096 and 2048x8192 and 0.7% at 8192x4096, but 2.2-2.4% slower at
-// 16384x2048 and 16x16x2048x2048 (0.3% faster at 2048x2048). Rows of 128
-// and 512 columns ran up to 174% slower (a build held to 32 registers;
-// float16 32768x512 0.8% faster), and 1024 columns are bound by the
-// launch.
-func StreamMinN(t Dtype) int64 {
-	if t == Float32 {
-		return 4096
-	}
-	return 2048
-}
+// 1024 columns, every type. On the H200 (docs/PERFORMANCE.md GPU entry
+// 36, the 811e3c3 run's A/B: SOFTMAX_LSTREAM=1 against the rule then,
+// 2048 half and 4096 float32 columns; two rounds), the kernel with dy
+// in registers took 10-12% less time at 2048x1024 (float32 10.4 against
+// 11.5 us, the half types 7.4-8.0 against 8.8-9.0), float32 8% less at
+// 2048x2048 and 0.3% at 16384x2048, but the half types 24% more at
+// 32768x512 (37.4-37.8 against 30.1-30.3; float32 level there). A later
+// call on another card had the half types at 9.0-9.4 us at 2048x1024
+// streamed (entry 36, call 5; launch-bound rows). Float32's
+// 16x16x2048x2048 keeps the wide kernel (gpu.WideOn), 0.25% ahead.
+const StreamMinN = 1024
 
 var streamSetting = os.Getenv("SOFTMAX_LSTREAM")
 

@@ -42,10 +42,12 @@ func TestStreamShape(t *testing.T) {
 		on       bool
 	}{
 		{Float32, true, true, KeepAll, 4096, true},
-		{Float32, true, true, KeepAll, 4095, false},
-		{Float32, true, true, KeepAll, 2048, false},
+		{Float32, true, true, KeepAll, 1024, true},
+		{Float32, true, true, KeepAll, 1023, false},
 		{Float16, true, true, KeepAll, 2048, true},
-		{BFloat16, true, true, KeepAll, 2047, false},
+		{Float16, true, true, KeepAll, 1024, true},
+		{BFloat16, true, true, KeepAll, 1016, false},
+		{BFloat16, true, true, KeepAll, 512, false},
 		{Float64, true, true, KeepAll, 8192, false},
 		{Float32, true, false, KeepAll, 8192, false},
 		{Float32, false, true, KeepAll, 8192, false},
