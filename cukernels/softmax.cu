@@ -209,7 +209,7 @@ SM_CGRID_DTYPE(bf16, sm_bf16)
 
 // Tier 1's streamed log-softmax backward (stream.cuh): a block per row, dy
 // in registers, y loaded after the row's sum. float32 and the half types,
-// at one 1024-thread block per SM (64 registers in the half types, 60 in
+// at one 1024-thread block per SM (64 registers in the half types, 56 in
 // float32, no spills). Entry 34's form, dy in shared memory, ran no
 // faster held to 40 registers (blocks of at most 512 threads, three per
 // SM) than at its 44-64 (docs/PERFORMANCE.md GPU entry 36).

@@ -11,7 +11,7 @@
 //
 // Entry 34's form kept dy in shared memory, brought in by one bulk copy
 // (as PyTorch's cunn_SoftMaxBackwardSmem keeps it, loaded by its threads);
-// dy in registers ran 3-6% faster (entry 36).
+// dy in registers took 2-7% less time (entry 36).
 //
 // Rows of whole aligned packs (the Go side's vec), no mask, no causal
 // limit, at most StreamUnroll packs a thread (the block's threads: the Go
