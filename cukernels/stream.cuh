@@ -6,7 +6,7 @@
 // packs of dy into registers and sums them, the block adds the sums, then
 // each thread loads its packs of y and writes dx. y is loaded only after
 // the sum, where tier 1's registers form loads y and dy together and holds
-// both through it (this kernel ran ahead of that form at 2048-8192
+// both through it (this kernel ran ahead of that form at 1024-8192
 // columns on the H200: docs/PERFORMANCE.md GPU entries 34 and 36).
 //
 // Entry 34's form kept dy in shared memory, brought in by one bulk copy

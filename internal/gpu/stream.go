@@ -64,7 +64,7 @@ func StreamOn(t Dtype, bwd, log bool, keep Keep, n int64) bool {
 // 2048 half and 4096 float32 columns; two rounds), the kernel with dy
 // in registers took 9-12% less time at 2048x1024 (float32 10.4 against
 // 11.5 us, the half types 7.4-8.0 against 8.8-9.0), float32 8% less at
-// 2048x2048 and 0.3% at 16384x2048, but the half types 24% more at
+// 2048x2048 and 0.4% at 16384x2048, but the half types 24% more at
 // 32768x512 (37.4-37.8 against 30.1-30.3; float32 level there). A later
 // call on another card had the half types at 9.0-9.4 us at 2048x1024
 // streamed (entry 36, call 5; launch-bound rows). Float32's
