@@ -12,7 +12,8 @@
 // split_fused and split_fused_head (tier 4; the last three forward and CUDA
 // only), inner (tier 5), rows16 (tier 1's wide backward, float32, CUDA only),
 // grid (tier 7, CUDA only), cgrid (tier 8, CUDA only), lstream (tier 1's
-// streamed log-softmax backward, CUDA only).
+// streamed log-softmax backward, CUDA only), cgrid_log (tier 8's log-softmax
+// backward in the streamed order, CUDA only).
 // Every forward kernel takes (x, y, view..., extra...) and every backward
 // kernel (y, dy, dx, view..., extra...), all parameters 8 bytes, so the Go
 // side builds one argument list per call whatever the tier.
@@ -213,10 +214,19 @@ SM_CGRID_DTYPE(bf16, sm_bf16)
 // float32, no spills). Entry 34's form, dy in shared memory, ran no
 // faster held to 40 registers (blocks of at most 512 threads, three per
 // SM) than at its 44-64 (docs/PERFORMANCE.md GPU entry 36).
+//
+// Tier 8's log-softmax backward in the same order (stream.cuh): dy alone
+// in shared memory, so its blocks take the forward kernels' bound (at most
+// 256 threads, six per SM: 40 registers, no spills on sm_90), and a word
+// per block in the workspace for the check of rows of -Inf alone.
 #define SM_STREAM_DTYPE(S, T)                                                                          \
 	extern "C" __global__ void __launch_bounds__(SM_MAX_THREADS, 1)                                    \
 	    softmax_bwd_lstream_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {      \
 		bwd_log_stream<T>(y, dy, dx, SM_VIEW());                                                     \
+	}                                                                                              \
+	extern "C" __global__ void __launch_bounds__(SM_CGRID_THREADS, 6)                                  \
+	    softmax_bwd_cgrid_log_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {    \
+		bwd_log_cgrid<T>(y, dy, dx, SM_VIEW(), (unsigned *)work, chunk, splits);                     \
 	}
 SM_STREAM_DTYPE(f32, float)
 SM_STREAM_DTYPE(f16, sm_half)

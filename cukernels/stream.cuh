@@ -109,3 +109,140 @@ template <typename T> __device__ __forceinline__ void bwd_log_stream(const T* y,
 	}
 	if (exact) row_exact_bwd<T>(y, dy, dx, v, row, true, RowGroup((int)blockDim.x));
 }
+
+// ------------------------------------------ tier 8: a row per cluster --
+// bwd_log_cgrid is tier 8's log-softmax backward in the same order: each
+// block of the row's cluster copies its share of dy into its shared memory
+// and sums it, the cluster meets on the row's sum (ClusterMeet), then each
+// block loads its share of y and writes dx from the dy it holds. bwd_cgrid
+// holds y and dy through the meet, twice the shared memory a block: half
+// the blocks an SM (docs/PERFORMANCE.md GPU entry 37). The first pass of
+// y needs no sum, so its loads go out before the meet (not bfloat16's).
+//
+// Rows of whole aligned packs (the Go side's vec) with neither mask nor
+// causal limit, where dx overlaps neither y nor dy (y is read after other
+// blocks of the row have written). dx takes the grid tier's arithmetic
+// (LongLogGrad where the sum is finite, else grad_out's). A row whose every
+// y is -Inf gets dx = 0, as grad_out gives it, which no block knows alone
+// after the meet. Each block keeps a word in the workspace (the row's
+// splits words): 0 from its start (ordered before the meet by the meet's
+// cluster barrier), then 2 if its share had a y above -Inf (NaN counts),
+// else 1. A block that saw one leaves at once. A block that saw none (its
+// dx is right unless no block saw one) waits for the others' words and,
+// if every one is 1, writes zeros over its own share. Entry 37 had the
+// first block wait for the others at a cluster barrier whose arrive
+// released each block's writes: 2-4% slower than no check at all.
+
+// lcgrid_load loads this thread's packs of y for the pass from pack
+// `first` (first + u * blockDim.x for u < StreamUnroll, those below packs;
+// the others are zero), all in flight at once.
+__device__ __forceinline__ void lcgrid_load(const uint4* yq, int first, int packs, uint4* q) {
+#pragma unroll
+	for (int u = 0; u < StreamUnroll; ++u) {
+		const int pk = first + u * blockDim.x;
+		q[u] = make_uint4(0u, 0u, 0u, 0u);
+		if (pk < packs) q[u] = __ldcs(yq + pk); // y is read once: evict first
+	}
+}
+
+// lcgrid_write writes dx = f(y, dy) over the share, q holding the first
+// pass's y where EARLY, and says whether it saw a y above -Inf.
+template <typename T, bool EARLY, typename Out>
+__device__ __forceinline__ bool lcgrid_write(const uint4* yq, const uint4* dq, T* dx, int packs, uint4* q, Out f) {
+	constexpr int P = PackWidth<T, 16>::value;
+	Pack<T, P>* out = reinterpret_cast<Pack<T, P>*>(dx);
+	bool any = false;
+	for (int first = threadIdx.x; first < packs; first += StreamUnroll * blockDim.x) {
+		if (!EARLY || first != (int)threadIdx.x) lcgrid_load(yq, first, packs, q);
+#pragma unroll
+		for (int u = 0; u < StreamUnroll; ++u) {
+			const int pk = first + u * blockDim.x;
+			if (pk >= packs) break;
+			float yf[P], df[P];
+			stream_in<T>(q[u], yf);
+			stream_in<T>(dq[pk], df);
+			Pack<T, P> o;
+#pragma unroll
+			for (int j = 0; j < P; ++j) {
+				any |= yf[j] != -INFINITY;
+				o.v[j] = Num<T>::out(f(yf[j], df[j]));
+			}
+			out[pk] = o;
+		}
+	}
+	return any;
+}
+
+// lcgrid_word stores and loads a block's word of the -Inf check: relaxed
+// at GPU scope (through L2; other multiprocessors read it).
+__device__ __forceinline__ void lcgrid_store(unsigned* w, unsigned v) {
+	asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(w), "r"(v) : "memory");
+}
+__device__ __forceinline__ unsigned lcgrid_word(const unsigned* w) {
+	unsigned v;
+	asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(w) : "memory");
+	return v;
+}
+
+template <typename T>
+__device__ __forceinline__ void bwd_log_cgrid(const T* y, const T* dy, T* dx, const View& v, unsigned* words,
+                                              i64 chunk, i64 splits) {
+	constexpr int P = PackWidth<T, 16>::value;
+	__shared__ __align__(16) Part slots[ClusterMeet::most];
+	ClusterMeet::start();
+	const GridSlice sl(v, chunk, splits);
+	unsigned* const word = words + sl.row * splits; // the row's
+	if (threadIdx.x == 0) lcgrid_store(word + sl.b, 0u);
+	const i64 base = sl.row * v.n + sl.lo;
+	const int packs = sl.len / P;
+	uint4* cg = reinterpret_cast<uint4*>(sm_dynamic);
+	const uint4* dq = reinterpret_cast<const uint4*>(dy + base);
+	for (int pk = threadIdx.x; pk < packs; pk += blockDim.x) sm_async_copy<16>(cg + pk, dq + pk);
+	sm_async_commit();
+	sm_async_wait_all(); // a thread sums the packs it copied: no block barrier
+	double part = 0.0;
+	for (int pk = threadIdx.x; pk < packs; pk += blockDim.x) {
+		float f[P];
+		stream_in<T>(cg[pk], f);
+		float s = 0.0f;
+#pragma unroll
+		for (int j = 0; j < P; ++j) s += f[j];
+		part += s;
+	}
+	// bfloat16 spilled 16 bytes holding the first pass through the meet
+	// (40 registers), so it loads it after.
+	constexpr bool early = !IsBf16<T>::value;
+	const uint4* yq = reinterpret_cast<const uint4*>(y + base);
+	uint4 q[StreamUnroll];
+	if (early) lcgrid_load(yq, threadIdx.x, packs, q);
+	part = block_reduce(part, SumOp(), 0.0);
+	const ClusterMeet meet{slots, (unsigned)splits};
+	meet.publish(Part{0.0, part, 0, 0}, sl.b);
+	const double c = meet_gather(meet, splits, [](const Part& p) { return p.s; }, SumOp(), 0.0);
+	const float s = (float)v.scale;
+	bool any;
+	if (c - c == 0.0) {
+		const LongLogGrad<T> lg(v.scale * c);
+		any = lcgrid_write<T, early>(yq, cg, dx + base, packs, q, [&](float yv, float dv) { return lg.at(yv, s * dv); });
+	} else {
+		const float cf = (float)c;
+		any = lcgrid_write<T, early>(yq, cg, dx + base, packs, q,
+		                      [&](float yv, float dv) { return s * (dv - sm_exp(yv) * cf); });
+	}
+	const bool saw = __syncthreads_or(any);
+	if (threadIdx.x == 0) lcgrid_store(word + sl.b, saw ? 2u : 1u);
+	if (saw) return;
+	int some = 0;
+	if (threadIdx.x < splits) {
+		unsigned w;
+		while ((w = lcgrid_word(word + threadIdx.x)) == 0u) {
+		}
+		some = w == 2u;
+	}
+	if (__syncthreads_or(some)) return;
+	Pack<T, P> zero;
+#pragma unroll
+	for (int j = 0; j < P; ++j) zero.v[j] = Num<T>::out(0.0f);
+	Pack<T, P>* out = reinterpret_cast<Pack<T, P>*>(dx + base);
+	for (int pk = threadIdx.x; pk < packs; pk += blockDim.x) out[pk] = zero;
+}
