@@ -64,7 +64,7 @@ func kernelNames() []string {
 				names = append(names, gpu.WideKernel(dt))
 			}
 			if dir == "bwd" && gpu.StreamKernels(dt) {
-				names = append(names, gpu.StreamKernel(dt))
+				names = append(names, gpu.StreamKernel(dt), gpu.CGridLogKernel(dt))
 			}
 			if dir == "fwd" {
 				names = append(names, "softmax_fwd_split_pieces_"+s, "softmax_fwd_split_fused_"+s, "softmax_fwd_split_fused_head_"+s)
@@ -487,7 +487,7 @@ func (d *Device) cgridPays(c *call) bool {
 		return false
 	}
 	g, ok := d.cgridEnough(c)
-	return ok && !(c.bwd && v.Log && g.Smem > 2*gpu.CGridSmemTarget)
+	return ok && !(c.bwd && v.Log && g.Chunk*int64(c.dt.Size()) > int64(gpu.CGridSmemTarget))
 }
 
 // cgridEnough is tier 8's layout for c where it gives at least
@@ -552,7 +552,7 @@ const cgridMinBlocks = 64
 // the device has no clusters, the axis is not the last, or no layout fits.
 func (d *Device) cgridShape(c *call) (g gpu.CGrid, ok bool) {
 	v := c.v
-	k := d.kernel(c, "cgrid")
+	k, dyOnly := d.cgridKernel(c)
 	if !d.clusters || v.Inner != 1 || k == nil {
 		return gpu.CGrid{}, false
 	}
@@ -562,7 +562,28 @@ func (d *Device) cgridShape(c *call) (g gpu.CGrid, ok bool) {
 		}
 		return d.maxClusters(k, g.Threads, g.Smem, g.Blocks)
 	}
-	return gpu.CGridPick(c.dt, c.bwd, c.mask != 0, int64(v.N), d.cgridMost, gpu.CGridSmemTarget, k.dynSmem, d.cgridBlocks, resident)
+	// The log-softmax kernel that holds dy alone takes the forward's
+	// layout: one array a block, blocks of at most gpu.CGridMaxThreads.
+	bwd := c.bwd && !dyOnly
+	return gpu.CGridPick(c.dt, bwd, c.mask != 0, int64(v.N), d.cgridMost, gpu.CGridSmemTarget, k.dynSmem, d.cgridBlocks, resident)
+}
+
+// cgridKernel is tier 8's kernel for c: for log-softmax backward rows of
+// whole aligned packs with neither mask nor causal limit, where dx
+// overlaps neither y nor dy, the one that holds dy alone through the meet
+// and loads y after it (gpu.CGridLogKernel; dyOnly is true), else
+// bwd_cgrid or fwd_cgrid. A call without buffers (dispatch asked about a
+// shape) is taken as aligned and apart.
+func (d *Device) cgridKernel(c *call) (k *kernel, dyOnly bool) {
+	v := c.v
+	if c.bwd && v.Log && c.mask == 0 && !v.Causal && !d.noCGridLog && gpu.CGridLogOn(c.dt) &&
+		int64(v.N)%int64(vecBytes/c.dt.Size()) == 0 && aligned(c.bufs, vecBytes) &&
+		(len(c.bufs) < 3 || !c.overlaps(2, 0) && !c.overlaps(2, 1)) {
+		if k := d.kernels[gpu.CGridLogKernel(c.dt)]; k != nil {
+			return k, true
+		}
+	}
+	return d.kernel(c, "cgrid"), false
 }
 
 func (d *Device) cachedBytes(c *call) int64 {
@@ -769,10 +790,14 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		p.work = rows * g.splits * 32 // sizeof(Part)
 	case TierCGrid:
 		g, _ := d.cgridShape(c)
+		k, dyOnly := d.cgridKernel(c)
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
-		p.names = []string{d.kernel(c, "cgrid").name}
+		p.names = []string{k.name}
 		p.threads, p.smem, p.chunk, p.splits, p.cluster = g.Threads, g.Smem, g.Chunk, int64(g.Blocks), g.Blocks
 		p.grid[0] = int(rows) * g.Blocks
+		if dyOnly {
+			p.work = rows * int64(g.Blocks) * 4 // a word per block: the check of rows of -Inf alone
+		}
 	case TierInner:
 		p.names = []string{d.kernel(c, "inner").name}
 		p.threads = innerThreads

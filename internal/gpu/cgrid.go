@@ -154,3 +154,19 @@ func CGridForced() bool { return cgridSetting == "1" }
 func CGridFirst() bool  { return cgridSetting == "2" }
 
 var cgridSetting = os.Getenv("SOFTMAX_CGRID")
+
+// CGridLogKernel names tier 8's log-softmax backward in the streamed
+// kernel's order (cukernels/stream.cuh, bwd_log_cgrid): each block holds
+// its share of dy alone through the cluster's meet on the row's sum and
+// loads y after it, so a block needs half bwd_cgrid's shared memory.
+// Float32 and the half types, as the streamed kernel (StreamKernels).
+func CGridLogKernel(t Dtype) string { return "softmax_bwd_cgrid_log_" + t.Suffix() }
+
+// CGridLogOn says whether tier 8 may take CGridLogKernel for its
+// log-softmax backward rows (the caller checks that they are whole aligned
+// packs with neither mask nor causal limit, and that dx overlaps neither
+// y nor dy). SOFTMAX_CGRID_LOG=0 keeps bwd_cgrid (a tuning knob for
+// benchmarks, read once at start).
+func CGridLogOn(t Dtype) bool { return StreamKernels(t) && cgridLogSetting != "0" }
+
+var cgridLogSetting = os.Getenv("SOFTMAX_CGRID_LOG")
