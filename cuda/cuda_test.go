@@ -900,7 +900,7 @@ func TestGPUWide(t *testing.T) {
 // grid, or tier 8's, is set, so that the tests checking plans against the
 // rules skip.
 func tierKnobsSet() bool {
-	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_LSTREAM_PACKS", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_CGRID_LOG", "SOFTMAX_CGRID_SOFT", "SOFTMAX_WIDE"} {
+	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_LSTREAM_PACKS", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_CGRID_LOG", "SOFTMAX_WIDE"} {
 		if os.Getenv(k) != "" {
 			return true
 		}
@@ -1211,72 +1211,58 @@ func TestGPUCGrid(t *testing.T) {
 			}
 		}
 	}
-	// Backward on the kernels that hold one array (gpu.CGridOneKernel)
-	// and on bwd_cgrid. Log-softmax, over rows whose dx depends on the
-	// check of rows of -Inf alone, which the dy-only kernel's blocks make
-	// after the meet through the workspace: a normal row (y from the
-	// forward), a row of -Inf alone (dx = 0), one whose only y above -Inf
-	// is a NaN in its last share (the other shares' blocks wait for its
-	// word), one of -Inf alone with a +Inf in dy (the sum not finite),
-	// and a normal row with one (grad_out's arithmetic). Softmax (y held,
-	// dy read twice): a normal row, a one-hot row, a NaN in y's last
-	// share, and +Inf in dy. Scales 1 and 0.3.
+	// Log-softmax backward on the kernel that holds dy alone
+	// (gpu.CGridLogKernel) and on bwd_cgrid, over rows whose dx depends
+	// on the check of rows of -Inf alone, which the dy-only kernel's
+	// blocks make after the meet through the workspace: a normal row (y
+	// from the forward), a row of -Inf alone (dx = 0), one whose only y
+	// above -Inf is a NaN in its last share (the other shares' blocks wait
+	// for its word), one of -Inf alone with a +Inf in dy (the sum not
+	// finite), and a normal row with one (grad_out's arithmetic), at a
+	// scale of 1 and of 0.3.
 	for _, dt := range dtypes {
 		const rows, n = 5, 40000
-		for _, log := range []bool{true, false} {
-			for _, scale := range []float64{1, 0.3} {
-				p := rowsProblem(rng, rows, n, 0)
-				p.name = fmt.Sprintf("bwd%dx%d/log=%v", rows, n, log)
-				p.spec.Log, p.spec.Scale = log, scale
-				p.y = reference.Forward(p.spec, p.x)
-				if log {
-					for k := n; k < 4*n; k++ {
-						p.y[k] = math.Inf(-1)
-					}
-				} else {
-					for k := n; k < 2*n; k++ {
-						p.y[k] = 0
-					}
-					p.y[n+n/2] = 1
-				}
-				p.y[3*n-1] = math.NaN()
-				p.dy[3*n+n/3], p.dy[4*n+n/2] = math.Inf(1), math.Inf(1)
-				for _, old := range []bool{false, true} {
-					d.noCGridOne = old
-					pl := planWith(t, d, dt, p.spec.Shape, layout.Params{Axis: -1, Scale: scale, Log: log}, true, TierCGrid)
-					name, ok := gpu.CGridOneKernel(dt, log)
-					want := !old && ok
-					if got := pl.names[0] == name; got != want && !tierKnobsSet() {
-						t.Errorf("%v %dx%d backward, log %v, noCGridOne %v: kernel %v, want the one-array kernel %v", dt, rows, n, log, old, pl.names, want)
-					}
-					run(t, d, p, dt, TierCGrid)
-				}
-				d.noCGridOne = false
+		for _, scale := range []float64{1, 0.3} {
+			p := rowsProblem(rng, rows, n, 0)
+			p.name = fmt.Sprintf("logbwd%dx%d", rows, n)
+			p.spec.Log, p.spec.Scale = true, scale
+			p.y = reference.Forward(p.spec, p.x)
+			for k := n; k < 4*n; k++ {
+				p.y[k] = math.Inf(-1)
 			}
+			p.y[3*n-1] = math.NaN()
+			p.dy[3*n+n/3], p.dy[4*n+n/2] = math.Inf(1), math.Inf(1)
+			for _, old := range []bool{false, true} {
+				d.noCGridLog = old
+				pl := planWith(t, d, dt, p.spec.Shape, layout.Params{Axis: -1, Scale: scale, Log: true}, true, TierCGrid)
+				want := !old && gpu.CGridLogOn(dt)
+				if got := strings.Contains(pl.names[0], "_cgrid_log_"); got != want && !tierKnobsSet() {
+					t.Errorf("%v %dx%d log-softmax backward, noCGridLog %v: kernel %v, want the dy-only kernel %v", dt, rows, n, old, pl.names, want)
+				}
+				run(t, d, p, dt, TierCGrid)
+			}
+			d.noCGridLog = false
 		}
 	}
-	// Dispatch: float32 softmax and log-softmax backward at 256x128256
-	// take the one-array kernels, but not where dx overlaps y or dy (the
-	// second array is read after other blocks have written).
+	// Dispatch: float32 log-softmax backward at 256x128256 takes the
+	// dy-only kernel, but not where dx overlaps y or dy (y is read after
+	// other blocks have written).
 	if !tierKnobsSet() {
-		for _, log := range []bool{true, false} {
-			v, err := layout.Resolve(layout.Params{Axis: -1, Scale: 1, Log: log}, []int{256, 128256}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			name, _ := gpu.CGridOneKernel(Float32, log)
-			const size = 256 * 128256 * 4
-			for _, bufs := range [][]cu.DevicePtr{
-				{1 << 30, 2 << 30, 3 << 30},
-				{1 << 30, 2 << 30, 2 << 30},
-				{1 << 30, 2 << 30, 1 << 30},
-				{1 << 30, 2 << 30, 2<<30 + size - 16},
-			} {
-				pl := planCall(t, d, &call{dt: Float32, v: v, bwd: true, bufs: bufs})
-				want := bufs[2] == 3<<30
-				if got := pl.names[0] == name; got != want || pl.tier != TierCGrid {
-					t.Errorf("log %v, y %#x, dy %#x, dx %#x: %v %v, want tier 8, %s %v", log, bufs[0], bufs[1], bufs[2], pl.tier, pl.names, name, want)
-				}
+		v, err := layout.Resolve(layout.Params{Axis: -1, Scale: 1, Log: true}, []int{256, 128256}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const size = 256 * 128256 * 4
+		for _, bufs := range [][]cu.DevicePtr{
+			{1 << 30, 2 << 30, 3 << 30},
+			{1 << 30, 2 << 30, 2 << 30},
+			{1 << 30, 2 << 30, 1 << 30},
+			{1 << 30, 2 << 30, 2<<30 + size - 16},
+		} {
+			pl := planCall(t, d, &call{dt: Float32, v: v, bwd: true, bufs: bufs})
+			want := bufs[2] == 3<<30
+			if got := strings.Contains(pl.names[0], "_cgrid_log_"); got != want || pl.tier != TierCGrid {
+				t.Errorf("y %#x, dy %#x, dx %#x: %v %v, want tier 8, dy-only kernel %v", bufs[0], bufs[1], bufs[2], pl.tier, pl.names, want)
 			}
 		}
 	}

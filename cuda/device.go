@@ -86,7 +86,7 @@ type Device struct {
 	noPacked    bool // tests: tier 1 without its packed kernels
 	packed      bool // tests: tier 1's packed kernels wherever they can run
 	noStream    bool // tests: tier 1 without its streamed log-softmax backward
-	noCGridOne  bool // tests: tier 8's backward on bwd_cgrid (both arrays held), not the one-array kernels
+	noCGridLog  bool // tests: tier 8's log-softmax backward on bwd_cgrid (both arrays held)
 	wide        bool // tests: tier 1's wide backward wherever it can run
 	sms         int  // multiprocessors
 	smemOptin   int  // shared memory per block after opting in, bytes

@@ -64,7 +64,7 @@ func kernelNames() []string {
 				names = append(names, gpu.WideKernel(dt))
 			}
 			if dir == "bwd" && gpu.StreamKernels(dt) {
-				names = append(names, gpu.StreamKernel(dt), gpu.CGridLogKernel(dt), gpu.CGridSoftKernel(dt))
+				names = append(names, gpu.StreamKernel(dt), gpu.CGridLogKernel(dt))
 			}
 			if dir == "fwd" {
 				names = append(names, "softmax_fwd_split_pieces_"+s, "softmax_fwd_split_fused_"+s, "softmax_fwd_split_fused_head_"+s)
@@ -552,7 +552,7 @@ const cgridMinBlocks = 64
 // the device has no clusters, the axis is not the last, or no layout fits.
 func (d *Device) cgridShape(c *call) (g gpu.CGrid, ok bool) {
 	v := c.v
-	k, one := d.cgridKernel(c)
+	k, dyOnly := d.cgridKernel(c)
 	if !d.clusters || v.Inner != 1 || k == nil {
 		return gpu.CGrid{}, false
 	}
@@ -562,27 +562,25 @@ func (d *Device) cgridShape(c *call) (g gpu.CGrid, ok bool) {
 		}
 		return d.maxClusters(k, g.Threads, g.Smem, g.Blocks)
 	}
-	// The backward kernels that hold one array take the forward's layout:
-	// one array a block, blocks of at most gpu.CGridMaxThreads.
-	bwd := c.bwd && !one
+	// The log-softmax kernel that holds dy alone takes the forward's
+	// layout: one array a block, blocks of at most gpu.CGridMaxThreads.
+	bwd := c.bwd && !dyOnly
 	return gpu.CGridPick(c.dt, bwd, c.mask != 0, int64(v.N), d.cgridMost, gpu.CGridSmemTarget, k.dynSmem, d.cgridBlocks, resident)
 }
 
-// cgridKernel is tier 8's kernel for c: for backward rows of whole
-// aligned packs with neither mask nor causal limit, where dx overlaps
-// neither y nor dy (other blocks of the row write dx before the second
-// array is read), the one that holds one array through the meet (one is
-// true; gpu.CGridOneKernel: log-softmax holds dy and loads y after the
-// meet, softmax holds y and reads dy again from L2), else bwd_cgrid or
-// fwd_cgrid. A call without buffers (dispatch asked about a shape) is
-// taken as aligned and apart.
-func (d *Device) cgridKernel(c *call) (k *kernel, one bool) {
+// cgridKernel is tier 8's kernel for c: for log-softmax backward rows of
+// whole aligned packs with neither mask nor causal limit, where dx
+// overlaps neither y nor dy, the one that holds dy alone through the meet
+// and loads y after it (gpu.CGridLogKernel; dyOnly is true), else
+// bwd_cgrid or fwd_cgrid. A call without buffers (dispatch asked about a
+// shape) is taken as aligned and apart.
+func (d *Device) cgridKernel(c *call) (k *kernel, dyOnly bool) {
 	v := c.v
-	if c.bwd && c.mask == 0 && !v.Causal && !d.noCGridOne &&
+	if c.bwd && v.Log && c.mask == 0 && !v.Causal && !d.noCGridLog && gpu.CGridLogOn(c.dt) &&
 		int64(v.N)%int64(vecBytes/c.dt.Size()) == 0 && aligned(c.bufs, vecBytes) &&
 		(len(c.bufs) < 3 || !c.overlaps(2, 0) && !c.overlaps(2, 1)) {
-		if name, ok := gpu.CGridOneKernel(c.dt, v.Log); ok && d.kernels[name] != nil {
-			return d.kernels[name], true
+		if k := d.kernels[gpu.CGridLogKernel(c.dt)]; k != nil {
+			return k, true
 		}
 	}
 	return d.kernel(c, "cgrid"), false
@@ -792,12 +790,12 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		p.work = rows * g.splits * 32 // sizeof(Part)
 	case TierCGrid:
 		g, _ := d.cgridShape(c)
-		k, one := d.cgridKernel(c)
+		k, dyOnly := d.cgridKernel(c)
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
 		p.names = []string{k.name}
 		p.threads, p.smem, p.chunk, p.splits, p.cluster = g.Threads, g.Smem, g.Chunk, int64(g.Blocks), g.Blocks
 		p.grid[0] = int(rows) * g.Blocks
-		if one && v.Log {
+		if dyOnly {
 			p.work = rows * int64(g.Blocks) * 4 // a word per block: the check of rows of -Inf alone
 		}
 	case TierInner:

@@ -227,10 +227,6 @@ SM_CGRID_DTYPE(bf16, sm_bf16)
 	extern "C" __global__ void __launch_bounds__(SM_CGRID_THREADS, 6)                                  \
 	    softmax_bwd_cgrid_log_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {    \
 		bwd_log_cgrid<T>(y, dy, dx, SM_VIEW(), (unsigned *)work, chunk, splits);                     \
-	}                                                                                              \
-	extern "C" __global__ void __launch_bounds__(SM_CGRID_THREADS, 6)                                  \
-	    softmax_bwd_cgrid_soft_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {   \
-		bwd_soft_cgrid<T>(y, dy, dx, SM_VIEW(), chunk, splits);                                      \
 	}
 SM_STREAM_DTYPE(f32, float)
 SM_STREAM_DTYPE(f16, sm_half)

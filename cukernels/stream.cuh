@@ -133,43 +133,39 @@ template <typename T> __device__ __forceinline__ void bwd_log_stream(const T* y,
 // first block wait for the others at a cluster barrier whose arrive
 // released each block's writes: 2-4% slower than no check at all.
 
-// lcgrid_load loads this thread's packs of a share in global memory for
-// the pass from pack `first` (first + u * blockDim.x for u < StreamUnroll,
-// those below packs; the others are zero), all in flight at once: LAST,
-// the share's last read, evict-first; else cached in L2 alone, for a
-// reread.
-template <bool LAST> __device__ __forceinline__ void lcgrid_load(const uint4* g, int first, int packs, uint4* q) {
+// lcgrid_load loads this thread's packs of y for the pass from pack
+// `first` (first + u * blockDim.x for u < StreamUnroll, those below packs;
+// the others are zero), all in flight at once.
+__device__ __forceinline__ void lcgrid_load(const uint4* yq, int first, int packs, uint4* q) {
 #pragma unroll
 	for (int u = 0; u < StreamUnroll; ++u) {
 		const int pk = first + u * blockDim.x;
 		q[u] = make_uint4(0u, 0u, 0u, 0u);
-		if (pk < packs) q[u] = LAST ? __ldcs(g + pk) : __ldcg(g + pk);
+		if (pk < packs) q[u] = __ldcs(yq + pk); // y is read once: evict first
 	}
 }
 
-// lcgrid_write writes dx = f(g, s) over the share, g from gq in global
-// memory (its last read; q holds its first pass where EARLY) and s from
-// sq in shared memory, and says whether it saw a g above -Inf (TRACK:
-// log-softmax's y).
-template <typename T, bool EARLY, bool TRACK, typename Out>
-__device__ __forceinline__ bool lcgrid_write(const uint4* gq, const uint4* sq, T* dx, int packs, uint4* q, Out f) {
+// lcgrid_write writes dx = f(y, dy) over the share, q holding the first
+// pass's y where EARLY, and says whether it saw a y above -Inf.
+template <typename T, bool EARLY, typename Out>
+__device__ __forceinline__ bool lcgrid_write(const uint4* yq, const uint4* dq, T* dx, int packs, uint4* q, Out f) {
 	constexpr int P = PackWidth<T, 16>::value;
 	Pack<T, P>* out = reinterpret_cast<Pack<T, P>*>(dx);
 	bool any = false;
 	for (int first = threadIdx.x; first < packs; first += StreamUnroll * blockDim.x) {
-		if (!EARLY || first != (int)threadIdx.x) lcgrid_load<true>(gq, first, packs, q);
+		if (!EARLY || first != (int)threadIdx.x) lcgrid_load(yq, first, packs, q);
 #pragma unroll
 		for (int u = 0; u < StreamUnroll; ++u) {
 			const int pk = first + u * blockDim.x;
 			if (pk >= packs) break;
-			float gf[P], sf[P];
-			stream_in<T>(q[u], gf);
-			stream_in<T>(sq[pk], sf);
+			float yf[P], df[P];
+			stream_in<T>(q[u], yf);
+			stream_in<T>(dq[pk], df);
 			Pack<T, P> o;
 #pragma unroll
 			for (int j = 0; j < P; ++j) {
-				if (TRACK) any |= gf[j] != -INFINITY;
-				o.v[j] = Num<T>::out(f(gf[j], sf[j]));
+				any |= yf[j] != -INFINITY;
+				o.v[j] = Num<T>::out(f(yf[j], df[j]));
 			}
 			out[pk] = o;
 		}
@@ -218,7 +214,7 @@ __device__ __forceinline__ void bwd_log_cgrid(const T* y, const T* dy, T* dx, co
 	constexpr bool early = !IsBf16<T>::value;
 	const uint4* yq = reinterpret_cast<const uint4*>(y + base);
 	uint4 q[StreamUnroll];
-	if (early) lcgrid_load<true>(yq, threadIdx.x, packs, q);
+	if (early) lcgrid_load(yq, threadIdx.x, packs, q);
 	part = block_reduce(part, SumOp(), 0.0);
 	const ClusterMeet meet{slots, (unsigned)splits};
 	meet.publish(Part{0.0, part, 0, 0}, sl.b);
@@ -227,10 +223,10 @@ __device__ __forceinline__ void bwd_log_cgrid(const T* y, const T* dy, T* dx, co
 	bool any;
 	if (c - c == 0.0) {
 		const LongLogGrad<T> lg(v.scale * c);
-		any = lcgrid_write<T, early, true>(yq, cg, dx + base, packs, q, [&](float yv, float dv) { return lg.at(yv, s * dv); });
+		any = lcgrid_write<T, early>(yq, cg, dx + base, packs, q, [&](float yv, float dv) { return lg.at(yv, s * dv); });
 	} else {
 		const float cf = (float)c;
-		any = lcgrid_write<T, early, true>(yq, cg, dx + base, packs, q,
+		any = lcgrid_write<T, early>(yq, cg, dx + base, packs, q,
 		                      [&](float yv, float dv) { return s * (dv - sm_exp(yv) * cf); });
 	}
 	const bool saw = __syncthreads_or(any);
@@ -249,56 +245,4 @@ __device__ __forceinline__ void bwd_log_cgrid(const T* y, const T* dy, T* dx, co
 	for (int j = 0; j < P; ++j) zero.v[j] = Num<T>::out(0.0f);
 	Pack<T, P>* out = reinterpret_cast<Pack<T, P>*>(dx + base);
 	for (int pk = threadIdx.x; pk < packs; pk += blockDim.x) out[pk] = zero;
-}
-
-// bwd_soft_cgrid is tier 8's softmax backward holding one array: its sum
-// c = sum(y*dy) needs both, so each block copies its share of y into its
-// shared memory (cp.async) while it loads its share of dy into registers
-// a pass at a time (cached in L2 alone), sums, meets the cluster, then
-// reads its dy again, from L2 where it stayed, and writes dx = s*y*(dy -
-// c) (the grid tier's arithmetic). Memory sees y and dy read once and dx
-// written once where L2 holds the blocks' shares of dy in flight (six
-// 32 KB blocks per SM: about 25 MB on the H200, whose L2 is 60 MB), with
-// half bwd_cgrid's shared memory a block (docs/PERFORMANCE.md GPU entry
-// 38). Rows of whole aligned packs with neither mask nor causal limit,
-// where dx overlaps neither y nor dy; no check after the writes (softmax
-// backward has no rule for rows of -Inf alone).
-template <typename T>
-__device__ __forceinline__ void bwd_soft_cgrid(const T* y, const T* dy, T* dx, const View& v, i64 chunk, i64 splits) {
-	constexpr int P = PackWidth<T, 16>::value;
-	__shared__ __align__(16) Part slots[ClusterMeet::most];
-	ClusterMeet::start();
-	const GridSlice sl(v, chunk, splits);
-	const i64 base = sl.row * v.n + sl.lo;
-	const int packs = sl.len / P;
-	uint4* cy = reinterpret_cast<uint4*>(sm_dynamic);
-	const uint4* yq = reinterpret_cast<const uint4*>(y + base);
-	const uint4* dq = reinterpret_cast<const uint4*>(dy + base);
-	for (int pk = threadIdx.x; pk < packs; pk += blockDim.x) sm_async_copy<16>(cy + pk, yq + pk);
-	sm_async_commit();
-	double part = 0.0;
-	uint4 q[StreamUnroll];
-	for (int first = threadIdx.x; first < packs; first += StreamUnroll * blockDim.x) {
-		lcgrid_load<false>(dq, first, packs, q);
-		if (first == (int)threadIdx.x) sm_async_wait_all(); // a thread reads the packs of y it copied
-#pragma unroll
-		for (int u = 0; u < StreamUnroll; ++u) {
-			const int pk = first + u * blockDim.x;
-			if (pk >= packs) break;
-			float yf[P], df[P];
-			stream_in<T>(cy[pk], yf);
-			stream_in<T>(q[u], df);
-			float s = 0.0f;
-#pragma unroll
-			for (int j = 0; j < P; ++j) s = fmaf(yf[j], df[j], s);
-			part += s;
-		}
-	}
-	part = block_reduce(part, SumOp(), 0.0);
-	const ClusterMeet meet{slots, (unsigned)splits};
-	meet.publish(Part{0.0, part, 0, 0}, sl.b);
-	const float c = (float)meet_gather(meet, splits, [](const Part& p) { return p.s; }, SumOp(), 0.0);
-	const float s = (float)v.scale;
-	lcgrid_write<T, false, false>(dq, cy, dx + base, packs, q,
-	                              [&](float dv, float yv) { return s * yv * (dv - c); });
 }

@@ -162,25 +162,11 @@ var cgridSetting = os.Getenv("SOFTMAX_CGRID")
 // Float32 and the half types, as the streamed kernel (StreamKernels).
 func CGridLogKernel(t Dtype) string { return "softmax_bwd_cgrid_log_" + t.Suffix() }
 
-// CGridSoftKernel names tier 8's softmax backward holding one array
-// (bwd_soft_cgrid): each block holds its share of y through the meet and
-// reads its dy twice, the second time from L2. Float32 and the half types.
-func CGridSoftKernel(t Dtype) string { return "softmax_bwd_cgrid_soft_" + t.Suffix() }
+// CGridLogOn says whether tier 8 may take CGridLogKernel for its
+// log-softmax backward rows (the caller checks that they are whole aligned
+// packs with neither mask nor causal limit, and that dx overlaps neither
+// y nor dy). SOFTMAX_CGRID_LOG=0 keeps bwd_cgrid (a tuning knob for
+// benchmarks, read once at start).
+func CGridLogOn(t Dtype) bool { return StreamKernels(t) && cgridLogSetting != "0" }
 
-// CGridOneKernel is the one-array backward kernel tier 8 may take for t
-// (log-softmax's or softmax's), and ok whether it may: the caller checks
-// that the rows are whole aligned packs with neither mask nor causal
-// limit and that dx overlaps neither y nor dy. SOFTMAX_CGRID_LOG=0 and
-// SOFTMAX_CGRID_SOFT=0 keep bwd_cgrid (tuning knobs for benchmarks, read
-// once at start).
-func CGridOneKernel(t Dtype, log bool) (name string, ok bool) {
-	if !StreamKernels(t) {
-		return "", false
-	}
-	if log {
-		return CGridLogKernel(t), cgridLogSetting != "0"
-	}
-	return CGridSoftKernel(t), cgridSoftSetting != "0"
-}
-
-var cgridLogSetting, cgridSoftSetting = os.Getenv("SOFTMAX_CGRID_LOG"), os.Getenv("SOFTMAX_CGRID_SOFT")
+var cgridLogSetting = os.Getenv("SOFTMAX_CGRID_LOG")
