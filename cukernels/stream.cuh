@@ -49,16 +49,18 @@ template <> __device__ __forceinline__ void stream_in<sm_bf16>(const uint4& q, f
 	}
 }
 
-// stream_load loads this thread's packs of a row (pack threadIdx.x + u *
-// blockDim.x for u < StreamUnroll, those below packs; the others are
-// zero), all in flight at once. Packs as words, zeroed first: fewer
-// registers than packs of T loaded where in range.
-__device__ __forceinline__ void stream_load(const uint4* r, int packs, uint4* q) {
+// stream_load loads this thread's packs of a row for the pass from pack
+// `first` (first + u * blockDim.x for u < StreamUnroll, those below
+// packs; the others are zero), all in flight at once; LAST: evict-first,
+// the packs' only read. Packs as words, zeroed first: fewer registers
+// than packs of T loaded where in range.
+template <bool LAST = false>
+__device__ __forceinline__ void stream_load(const uint4* r, int first, int packs, uint4* q) {
 #pragma unroll
 	for (int u = 0; u < StreamUnroll; ++u) {
-		const int pk = threadIdx.x + u * blockDim.x;
+		const int pk = first + u * blockDim.x;
 		q[u] = make_uint4(0u, 0u, 0u, 0u);
-		if (pk < packs) q[u] = r[pk];
+		if (pk < packs) q[u] = LAST ? __ldcs(r + pk) : r[pk];
 	}
 }
 
@@ -69,7 +71,7 @@ template <typename T> __device__ __forceinline__ void bwd_log_stream(const T* y,
 	const i64 row = blockIdx.x;
 	const int packs = (int)(v.n / P);
 	uint4 d[StreamUnroll];
-	stream_load(reinterpret_cast<const uint4*>(dy + row * v.n), packs, d);
+	stream_load(reinterpret_cast<const uint4*>(dy + row * v.n), threadIdx.x, packs, d);
 	float part = 0.0f; // zero packs add +0
 #pragma unroll
 	for (int u = 0; u < StreamUnroll; ++u) {
@@ -84,7 +86,7 @@ template <typename T> __device__ __forceinline__ void bwd_log_stream(const T* y,
 	bool exact = packs > StreamUnroll * (int)blockDim.x || !(c - c == 0.0) || !log_grad_fast<T>(sc, false);
 	if (!exact) {
 		uint4 q[StreamUnroll];
-		stream_load(reinterpret_cast<const uint4*>(y + row * v.n), packs, q);
+		stream_load(reinterpret_cast<const uint4*>(y + row * v.n), threadIdx.x, packs, q);
 		Pack<T, P>* dr = reinterpret_cast<Pack<T, P>*>(dx + row * v.n);
 		const float k = log_grad_k<float>(sc), s = (float)v.scale;
 		const bool unit = v.scale == 1.0;
@@ -134,18 +136,6 @@ template <typename T> __device__ __forceinline__ void bwd_log_stream(const T* y,
 // released each block's writes: 1-4% slower than no check at all in
 // float32 and float16.
 
-// lcgrid_load loads this thread's packs of y for the pass from pack
-// `first` (first + u * blockDim.x for u < StreamUnroll, those below packs;
-// the others are zero), all in flight at once.
-__device__ __forceinline__ void lcgrid_load(const uint4* yq, int first, int packs, uint4* q) {
-#pragma unroll
-	for (int u = 0; u < StreamUnroll; ++u) {
-		const int pk = first + u * blockDim.x;
-		q[u] = make_uint4(0u, 0u, 0u, 0u);
-		if (pk < packs) q[u] = __ldcs(yq + pk); // y is read once: evict first
-	}
-}
-
 // lcgrid_write writes dx = f(y, dy) over the share, q holding the first
 // pass's y where EARLY, and says whether it saw a y above -Inf.
 template <typename T, bool EARLY, typename Out>
@@ -154,7 +144,7 @@ __device__ __forceinline__ bool lcgrid_write(const uint4* yq, const uint4* dq, T
 	Pack<T, P>* out = reinterpret_cast<Pack<T, P>*>(dx);
 	bool any = false;
 	for (int first = threadIdx.x; first < packs; first += StreamUnroll * blockDim.x) {
-		if (!EARLY || first != (int)threadIdx.x) lcgrid_load(yq, first, packs, q);
+		if (!EARLY || first != (int)threadIdx.x) stream_load<true>(yq, first, packs, q); // y is read once
 #pragma unroll
 		for (int u = 0; u < StreamUnroll; ++u) {
 			const int pk = first + u * blockDim.x;
@@ -215,7 +205,7 @@ __device__ __forceinline__ void bwd_log_cgrid(const T* y, const T* dy, T* dx, co
 	constexpr bool early = !IsBf16<T>::value;
 	const uint4* yq = reinterpret_cast<const uint4*>(y + base);
 	uint4 q[StreamUnroll];
-	if (early) lcgrid_load(yq, threadIdx.x, packs, q);
+	if (early) stream_load<true>(yq, threadIdx.x, packs, q);
 	part = block_reduce(part, SumOp(), 0.0);
 	const ClusterMeet meet{slots, (unsigned)splits};
 	meet.publish(Part{0.0, part, 0, 0}, sl.b);
