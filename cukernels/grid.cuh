@@ -292,61 +292,6 @@ template <typename T, int U> struct GridUnits {
 	__device__ __forceinline__ GridUnits(T* cache, int len) : p(reinterpret_cast<Pack<T, U>*>(cache)), count(len / U) {}
 };
 
-// grid_each calls f(u, q) for this thread's units u (from threadIdx.x in
-// steps of blockDim.x), q unit u as loaded from shared memory, K loads in
-// flight before the first call: a pass that loads a unit and then works
-// on it waits a shared memory round trip for every unit, K at a time one
-// for every K. f may store unit u back: a thread touches its own units.
-template <int K, typename T, int U, typename F>
-__device__ __forceinline__ void grid_each(const GridUnits<T, U>& un, F f) {
-	const int step = blockDim.x;
-	for (int u0 = threadIdx.x; u0 < un.count; u0 += K * step) {
-		Pack<T, U> q[K];
-#pragma unroll
-		for (int k = 0; k < K; ++k)
-			if (u0 + k * step < un.count) q[k] = un.p[u0 + k * step];
-#pragma unroll
-		for (int k = 0; k < K; ++k)
-			if (u0 + k * step < un.count) f(u0 + k * step, q[k]);
-	}
-}
-
-// grid_each2 is grid_each over two arrays' units u side by side (y and
-// dy backward).
-template <int K, typename T, int U, typename F>
-__device__ __forceinline__ void grid_each2(const GridUnits<T, U>& ua, const GridUnits<T, U>& ub, F f) {
-	const int step = blockDim.x;
-	for (int u0 = threadIdx.x; u0 < ua.count; u0 += K * step) {
-		Pack<T, U> a[K], b[K];
-#pragma unroll
-		for (int k = 0; k < K; ++k)
-			if (u0 + k * step < ua.count) {
-				a[k] = ua.p[u0 + k * step];
-				b[k] = ub.p[u0 + k * step];
-			}
-#pragma unroll
-		for (int k = 0; k < K; ++k)
-			if (u0 + k * step < ua.count) f(u0 + k * step, a[k], b[k]);
-	}
-}
-
-// GridBatch is how many units the forward's passes over a share load at a
-// time (grid_each's K): the maximum's, the sum's and the output's. The
-// most that tier 8's forward kernels hold in their 40 registers without
-// spilling (ptxas, sm_90): bfloat16's conversions leave room for fewer,
-// and float64 spilled before.
-// bwd is the backward's, both passes (its kernels' bound leaves 64
-// registers).
-template <typename T> struct GridBatch {
-	static constexpr int max = 2, sum = 4, out = 2, bwd = 4;
-};
-template <> struct GridBatch<sm_bf16> {
-	static constexpr int max = 2, sum = 2, out = 1, bwd = 1;
-};
-template <> struct GridBatch<double> {
-	static constexpr int max = 1, sum = 1, out = 1, bwd = 1;
-};
-
 // grid_filter replaces the entries of a unit that the row does not keep
 // (keep's bits clear: mask, causal limit) with fill; the caller writes
 // the unit back to the cache, so later passes need no mask.
@@ -451,22 +396,24 @@ __device__ __forceinline__ bool grid_part_fast(const View& v, const GridRow& gr,
                                                Part& part) {
 	typedef typename Num<T>::acc A;
 	A m = sm_lowest<A>();
-	grid_each<GridBatch<T>::max>(un, [&](int u, Pack<T, U>& q) {
+	for (int u = threadIdx.x; u < un.count; u += blockDim.x) {
+		Pack<T, U> q = un.p[u];
 		if (gr.filter) {
 			grid_filter<T, U>(q, gr.keep<U>(u), -sm_inf<A>());
 			un.p[u] = q;
 		}
 #pragma unroll
 		for (int j = 0; j < U; ++j) m = fmax(m, Num<T>::in(q.v[j]));
-	});
+	}
 	if (!Paired) m = block_reduce(m, MaxV(), sm_lowest<A>());
 	double s = 0.0;
-	grid_each<GridBatch<T>::sum>(un, [&](int, const Pack<T, U>& q) { // the thread's own units, as filtered above
+	for (int u = threadIdx.x; u < un.count; u += blockDim.x) { // the thread's own units, as filtered above
+		const Pack<T, U> q = un.p[u];
 		A ps = A(0);
 #pragma unroll
 		for (int j = 0; j < U; ++j) ps += row_exp<T>(Num<T>::in(q.v[j]), m, v.ex);
 		s += (double)ps;
-	});
+	}
 	const MaxSum<A> r = Paired ? block_reduce(MaxSum<A>{m, s}, MaxSumOp<T>{v.ex}, MaxSum<A>{sm_lowest<A>(), 0.0})
 	                           : MaxSum<A>{m, block_reduce(s, SumOp(), 0.0)};
 	if (r.s == 0.0) {
@@ -510,24 +457,13 @@ __device__ __forceinline__ Part grid_part_exact(const View& v, const GridUnits<T
 template <typename T, int U, typename Out>
 __device__ __forceinline__ void grid_write(const GridUnits<T, U>& ua, const GridUnits<T, U>& ub, Pack<T, U>* out,
                                            Out f) {
-	grid_each2<GridBatch<T>::bwd>(ua, ub, [&](int u, const Pack<T, U>& a, const Pack<T, U>& b) {
+	for (int u = threadIdx.x; u < ua.count; u += blockDim.x) {
+		const Pack<T, U> a = ua.p[u], b = ub.p[u];
 		Pack<T, U> o;
 #pragma unroll
 		for (int j = 0; j < U; ++j) o.v[j] = Num<T>::out(f(Num<T>::in(a.v[j]), Num<T>::in(b.v[j]), u * U + j));
 		out[u] = o;
-	});
-}
-
-// grid_write_out is grid_write for the forward, one array: entry j of
-// unit u is f(x, column in the share), units loaded by grid_each.
-template <int K, typename T, int U, typename Out>
-__device__ __forceinline__ void grid_write_out(const GridUnits<T, U>& un, Pack<T, U>* out, Out f) {
-	grid_each<K>(un, [&](int u, const Pack<T, U>& a) {
-		Pack<T, U> o;
-#pragma unroll
-		for (int j = 0; j < U; ++j) o.v[j] = Num<T>::out(f(Num<T>::in(a.v[j]), u * U + j));
-		out[u] = o;
-	});
+	}
 }
 
 // fwd_grid_slice is fwd_grid's work on units of width U. The statistics
@@ -555,14 +491,15 @@ __device__ __forceinline__ void fwd_grid_slice(T* y, const View& v, const Meet& 
 	T* const dst = reinterpret_cast<T*>(out);
 	if (BULK) out = un.p; // over the share (each thread writes the units it read), then out in one bulk copy
 	if (f.kind != ROW_NORMAL) {
-		grid_write_out<1, T, U>(un, out, [&](A xv, int c) { return fwd_out<T>(v, gr.keeps(c), xv, f); });
+		grid_write<T, U>(un, un, out,
+		                 [&](A xv, A, int c) { return fwd_out<T>(v, gr.keeps(c), xv, f); });
 	} else if (!v.log) {
-		grid_write_out<GridBatch<T>::out, T, U>(un, out, [&](A xv, int) { return row_exp<T>(xv, f.m, v.ex) * f.r; });
+		grid_write<T, U>(un, un, out, [&](A xv, A, int) { return row_exp<T>(xv, f.m, v.ex) * f.r; });
 	} else if (v.scale == 1.0) {
 		const A ls = row_log_sum<T>(f.s);
-		grid_write_out<GridBatch<T>::out, T, U>(un, out, [&](A xv, int) { return (xv - f.m) - ls; });
+		grid_write<T, U>(un, un, out, [&](A xv, A, int) { return (xv - f.m) - ls; });
 	} else {
-		grid_write_out<1, T, U>(un, out, [&](A xv, int) { return Num<T>::logout(xv, f.m, v.scale, f.lsum); });
+		grid_write<T, U>(un, un, out, [&](A xv, A, int) { return Num<T>::logout(xv, f.m, v.scale, f.lsum); });
 	}
 	if (BULK) bulk_store(dst, cache, sl.len * (unsigned)sizeof(T));
 }
@@ -617,7 +554,8 @@ __device__ __forceinline__ void bwd_grid_slice(T* dx, const View& v, const Meet&
 	const GridUnits<T, U> uy(cy, sl.len), ug(cg, sl.len);
 	const A yfill = v.log ? -sm_inf<A>() : A(0);
 	GradStats<A> g{0.0, 0};
-	grid_each2<GridBatch<T>::bwd>(uy, ug, [&](int u, Pack<T, U>& a, Pack<T, U>& b) {
+	for (int u = threadIdx.x; u < uy.count; u += blockDim.x) {
+		Pack<T, U> a = uy.p[u], b = ug.p[u];
 		if (gr.filter) {
 			const unsigned keep = gr.keep<U>(u);
 			grid_filter<T, U>(a, keep, yfill);
@@ -627,7 +565,7 @@ __device__ __forceinline__ void bwd_grid_slice(T* dx, const View& v, const Meet&
 		}
 #pragma unroll
 		for (int j = 0; j < U; ++j) grad_add(v, g, Num<T>::in(a.v[j]), Num<T>::in(b.v[j]));
-	});
+	}
 	g = block_reduce(g, GradOp(), GradStats<A>{0.0, 0});
 	meet.publish(Part{0.0, g.c, g.any, 0}, sl.b);
 	g = meet_gather(
