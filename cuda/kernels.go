@@ -793,7 +793,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		k, dyOnly := d.cgridKernel(c)
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
 		p.names = []string{k.name}
-		p.threads, p.smem, p.chunk, p.splits, p.cluster = g.Threads, g.Smem, g.Chunk, int64(g.Blocks), g.Blocks
+		p.threads, p.smem, p.chunk, p.splits, p.cluster = g.Threads, g.Smem+gpu.CGridPad, g.Chunk, int64(g.Blocks), g.Blocks
 		p.grid[0] = int(rows) * g.Blocks
 		if dyOnly {
 			p.work = rows * int64(g.Blocks) * 4 // a word per block: the check of rows of -Inf alone

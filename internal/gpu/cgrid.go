@@ -125,6 +125,16 @@ var CGridBlocks = func() int {
 	return 0
 }()
 
+// CGridPad is SOFTMAX_CGRID_PAD, bytes of shared memory tier 8's launches
+// ask for beyond their shares, so that fewer blocks share an SM (a tuning
+// knob for experiments, read once at start; 0 by default).
+var CGridPad = func() int {
+	if n, err := strconv.Atoi(os.Getenv("SOFTMAX_CGRID_PAD")); err == nil && n >= 0 && n <= 128<<10 {
+		return n
+	}
+	return 0
+}()
+
 // cgridPacks is the packs of its share a thread of tier 8 takes per pass.
 const cgridPacks = 8
 
