@@ -1379,7 +1379,8 @@ func TestGPUDispatch(t *testing.T) {
 			t.Errorf("%v shape %v axis %d: tier %v, want %v", c.dt, c.shape, c.axis, got, c.want)
 		}
 	}
-	// Backward: tier 8 but for log-softmax's shares past the target.
+	// Backward: tier 8 but for log-softmax's shares past the target on
+	// bwd_cgrid (the kernel that holds dy alone takes them).
 	for _, c := range []struct {
 		dt    Dtype
 		shape []int
@@ -1393,7 +1394,7 @@ func TestGPUDispatch(t *testing.T) {
 		{Float32, []int{64, 262144}, false, cgrid16(TierSplit)},
 		{Float32, []int{32, splitMinN}, false, cgrid(TierSplit)}, // 2 blocks of 32 KB of each: 64
 		{Float32, []int{31, splitMinN}, false, TierSplit},        // 62 blocks
-		{Float32, []int{64, 262144}, true, TierSplit},            // 64 KB of each: past the target
+		{Float32, []int{64, 262144}, true, cgrid16(TierSplit)},   // 64 KB of dy alone (gpu.CGridLogKernel)
 		{Float16, []int{256, 128256}, false, cgrid(TierSplit)},
 		{BFloat16, []int{256, 128256}, true, cgrid(TierSplit)},
 		{Float16, []int{1000, 32769}, false, cgrid(cluster(TierBlock))},
