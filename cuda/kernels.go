@@ -469,7 +469,9 @@ func (d *Device) clusterPays(c *call) bool {
 // alone: 82 against 91 us at float32 64x262144 (GPU entry 14). On the
 // kernel that holds dy alone (gpu.CGridLogKernel) it takes tier 8 at any
 // share: 6-28% less time than the split tier at float32 64x262144 to
-// 32x524288 (64x262144 62.1 against 86.4 us; GPU entry 44). Masked forward rows, their mask bytes copied into shared
+// 32x524288 (64x262144 62.1 against 86.4 us; GPU entry 44).
+//
+// Masked forward rows, their mask bytes copied into shared
 // memory with the share (GPU entry 16), against the split and cluster
 // tiers: float32 12-31% faster (1024x32000 111.7 against 89.9 us,
 // 256x128256 144.3 against 100.1, 4096x16400, 132x65536, 512x65536,
