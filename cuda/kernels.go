@@ -8,6 +8,8 @@ import (
 	"math/bits"
 	"os"
 	"strconv"
+	"strings"
+	"unsafe"
 
 	"gorgonia.org/cu"
 
@@ -806,6 +808,9 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		if dyOnly {
 			p.work = rows * int64(g.Blocks) * 4 // a word per block: the check of rows of -Inf alone
 		}
+		if gpu.CGridTrace != "" && !c.bwd {
+			p.work = int64(p.grid[0]) * cgridTraceBytes
+		}
 	case TierInner:
 		p.names = []string{d.kernel(c, "inner").name}
 		p.threads = innerThreads
@@ -912,5 +917,37 @@ func (d *Device) run(c *call) error {
 	if err := d.syncRun(); err != nil {
 		return fmt.Errorf("cuda: %s over shape %v (tier %v): %w", v.Params, v.Shape, p.tier, err)
 	}
+	if gpu.CGridTrace != "" && p.tier == TierCGrid && !c.bwd {
+		return d.writeTrace(p, v, work)
+	}
 	return nil
+}
+
+// cgridTraceBytes is a block's record in tier 8's trace: 8 words.
+const cgridTraceBytes = 64
+
+// writeTrace overwrites gpu.CGridTrace with the stamps tier 8's forward
+// left in the workspace (a -DSM_TRACE build): a header, then a line per
+// block, its SM and the ns from the launch's first start to its start,
+// share landed, Part, meet, output and store read.
+func (d *Device) writeTrace(p plan, v *layout.View, work cu.DevicePtr) error {
+	words := make([]uint64, p.grid[0]*cgridTraceBytes/8)
+	if err := cu.MemcpyDtoH(unsafe.Pointer(&words[0]), work, int64(len(words))*8); err != nil {
+		return fmt.Errorf("cuda: reading tier 8's trace: %w", err)
+	}
+	first := uint64(math.MaxUint64)
+	for b := 0; b < p.grid[0]; b++ {
+		first = min(first, words[8*b])
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "# tier 8 trace: shape %v, %d blocks, clusters of %d; block sm start landed part meet out read (ns)\n", v.Shape, p.grid[0], p.cluster)
+	for b := 0; b < p.grid[0]; b++ {
+		r := words[8*b : 8*b+8]
+		fmt.Fprintf(&sb, "%d %d", b, r[6])
+		for _, t := range r[:6] {
+			fmt.Fprintf(&sb, " %d", int64(t-first))
+		}
+		sb.WriteByte('\n')
+	}
+	return os.WriteFile(gpu.CGridTrace, []byte(sb.String()), 0o644)
 }

@@ -40,6 +40,20 @@ __device__ __forceinline__ void grid_barrier(unsigned* sync, unsigned blocks, bo
 	__syncthreads();
 }
 
+// Tier 8's trace (built with -DSM_TRACE; an experiment's build, never
+// the shipped one): thread 0 of each block keeps %globaltimer stamps at
+// the points of a block's life in trace_at, and fwd_cgrid writes them,
+// with the block's SM, into the workspace, 8 words a block: start, share
+// landed, Part taken, meet done, output in the share, store read, SM.
+#ifdef SM_TRACE
+__shared__ unsigned long long trace_at[8];
+__device__ __forceinline__ void trace_stamp(int k) {
+	if (threadIdx.x == 0) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(trace_at[k]));
+}
+#else
+__device__ __forceinline__ void trace_stamp(int) {}
+#endif
+
 // grid_copy starts copying len elements from g into s: 16-byte cp.async
 // copies when vec (both ends aligned, len a whole number of packs), else
 // plain element copies. grid_landed waits for them and publishes s to the
@@ -481,10 +495,12 @@ __device__ __forceinline__ void fwd_grid_slice(T* y, const View& v, const Meet& 
 	const GridUnits<T, U> un(cache, sl.len);
 	Part part;
 	if (!grid_part_fast<T, U, Meet::local>(v, gr, un, part)) part = grid_part_exact<T, U>(v, un);
+	trace_stamp(2);
 	meet.publish(part, sl.b);
 	const Stats<A> st = meet_gather(
 	    meet, splits, [](const Part& p) { return Stats<A>{(A)p.m, p.s, (int)p.nan, (int)p.infs}; }, MergeOp<T>{v.ex},
 	    stats_init<A>());
+	trace_stamp(3);
 	Fin<A> f = finish(st);
 	set_sum(f, st.s, v.log);
 	Pack<T, U>* out = reinterpret_cast<Pack<T, U>*>(y + sl.row * v.n + sl.lo);
@@ -501,7 +517,9 @@ __device__ __forceinline__ void fwd_grid_slice(T* y, const View& v, const Meet& 
 	} else {
 		grid_write<T, U>(un, un, out, [&](A xv, A, int) { return Num<T>::logout(xv, f.m, v.scale, f.lsum); });
 	}
+	trace_stamp(4);
 	if (BULK) bulk_store(dst, cache, sl.len * (unsigned)sizeof(T));
+	trace_stamp(5);
 }
 
 // BULK: whole-pack shares (vec) move by bulk copies.
@@ -522,6 +540,7 @@ __device__ __forceinline__ void fwd_grid_body(const T* x, T* y, const View& v, b
 			if (v.mask) grid_copy_mask<P>(mc, v, gr, sl.len, vec);
 			grid_landed(); // the mask's copies, and cbar's init before the waits
 			bulk_wait(&cbar);
+			trace_stamp(1);
 			fwd_grid_slice<T, P, true>(y, v, meet, sl, gr, splits, cache);
 			return;
 		}
@@ -771,13 +790,24 @@ __device__ __forceinline__ void fwd_split_fused(const T* x, T* y, const View& v,
 // workspace is needed, and a finished block's place goes to another
 // row's.
 template <typename T>
-__device__ __forceinline__ void fwd_cgrid(const T* x, T* y, const View& v, bool vec, i64 chunk, i64 splits) {
+__device__ __forceinline__ void fwd_cgrid(const T* x, T* y, const View& v, bool vec, i64 chunk, i64 splits,
+                                          void* work) {
 	__shared__ __align__(16) Part slots[ClusterMeet::most]; // 16: st.async stores a Part in 16-byte halves
 #if SM_PTX8
 	__shared__ unsigned long long bar;
+	trace_stamp(0);
 	ClusterMeetAsync::start(&bar);
 	fwd_grid_body<T, true>(x, y, v, vec, GridSlice(v, chunk, splits), chunk, splits,
 	                       ClusterMeetAsync{slots, &bar, (unsigned)splits});
+#ifdef SM_TRACE
+	if (threadIdx.x == 0 && work) {
+		unsigned long long* w = static_cast<unsigned long long*>(work) + 8 * (i64)blockIdx.x;
+		for (int k = 0; k < 6; ++k) w[k] = trace_at[k];
+		unsigned smid;
+		asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+		w[6] = smid;
+	}
+#endif
 #else
 	ClusterMeet::start();
 	fwd_grid_body<T, false>(x, y, v, vec, GridSlice(v, chunk, splits), chunk, splits,

@@ -197,7 +197,7 @@ SM_GRID_DTYPE(bf16, sm_bf16)
 #define SM_CGRID_DTYPE(S, T)                                                                                    \
 	extern "C" __global__ void __launch_bounds__(SM_CGRID_THREADS, 6)                                            \
 	    softmax_fwd_cgrid_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {                               \
-		fwd_cgrid<T>(x, y, SM_VIEW(), vec != 0, chunk, splits);                                                \
+		fwd_cgrid<T>(x, y, SM_VIEW(), vec != 0, chunk, splits, work);                                            \
 	}                                                                                                        \
 	extern "C" __global__ void __launch_bounds__(SM_MAX_THREADS)                                                 \
 	    softmax_bwd_cgrid_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {                \

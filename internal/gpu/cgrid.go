@@ -135,6 +135,12 @@ var CGridPad = func() int {
 	return 0
 }()
 
+// CGridTrace is SOFTMAX_CGRID_TRACE, a file that each forward call on
+// tier 8 overwrites with its blocks' timestamps, for a kernel build with
+// -DSM_TRACE (cukernels/grid.cuh; an experiment's knob, read once at
+// start; "" by default: no trace).
+var CGridTrace = os.Getenv("SOFTMAX_CGRID_TRACE")
+
 // cgridPacks is the packs of its share a thread of tier 8 takes per pass.
 const cgridPacks = 8
 
