@@ -1296,6 +1296,36 @@ func TestGPUCGrid(t *testing.T) {
 	}
 }
 
+// TestGPUCGridBalance checks which tier 8 launches ask for load-balanced
+// cluster scheduling (gpu.CGridBalanced): forward ones, and backward ones
+// in clusters of 16.
+func TestGPUCGridBalance(t *testing.T) {
+	d := device(t)
+	if !d.clusters || d.cgridMost < 16 {
+		t.Skip("needs clusters of 16 blocks")
+	}
+	for _, c := range []struct {
+		shape   []int
+		bwd     bool
+		blocks  int
+		balance bool
+	}{
+		{[]int{1024, 32000}, false, 4, true},
+		{[]int{256, 128256}, false, 16, true},
+		{[]int{1024, 32000}, true, 4, false},
+		{[]int{256, 128256}, true, 16, true},
+	} {
+		v, err := layout.Resolve(layout.Params{Axis: 1, Scale: 1}, c.shape, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := planCall(t, d, &call{dt: Float32, v: v, bwd: c.bwd, force: TierCGrid})
+		if p.cluster != c.blocks || p.balance != c.balance {
+			t.Errorf("%v bwd=%v: clusters of %d, load-balanced %v; want %d, %v", c.shape, c.bwd, p.cluster, p.balance, c.blocks, c.balance)
+		}
+	}
+}
+
 // TestGPUDispatch pins the dispatch rules of docs/GPU.md.
 func TestGPUDispatch(t *testing.T) {
 	d := device(t)

@@ -26,15 +26,28 @@ package cuda
 // 	return a;
 // }
 //
+// // clusterAttrs fills a with the launch attributes of clusters of n
+// // blocks along x, scheduled by load balancing where balance is set (the
+// // driver's default spreads a cluster's blocks over as many SMs), and
+// // returns how many it filled.
+// static unsigned clusterAttrs(CUlaunchAttribute *a, unsigned n, int balance) {
+// 	a[0] = clusterOf(n);
+// 	if (!balance) return 1;
+// 	a[1].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
+// 	a[1].value.clusterSchedulingPolicyPreference = CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING;
+// 	return 2;
+// }
+//
 // // launch starts fn on the default stream; cluster > 1 launches clusters
-// // of that many blocks along x (cuLaunchKernelEx, compute capability 9.0);
-// // coop launches a grid whose blocks all run at once, or fails.
+// // of that many blocks along x (cuLaunchKernelEx, compute capability 9.0),
+// // by load balancing where balance is set; coop launches a grid whose
+// // blocks all run at once, or fails.
 // static CUresult launch(CUfunction fn, unsigned gx, unsigned gy, unsigned bx, unsigned smem, unsigned cluster,
-//                        int coop, void **params) {
+//                        int balance, int coop, void **params) {
 // 	if (coop) return cuLaunchCooperativeKernel(fn, gx, gy, 1, bx, 1, 1, smem, 0, params);
 // 	if (cluster <= 1) return cuLaunchKernel(fn, gx, gy, 1, bx, 1, 1, smem, 0, params, NULL);
-// 	CUlaunchAttribute attr = clusterOf(cluster);
-// 	CUlaunchConfig cfg = {gx, gy, 1, bx, 1, 1, smem, 0, &attr, 1};
+// 	CUlaunchAttribute attr[2];
+// 	CUlaunchConfig cfg = {gx, gy, 1, bx, 1, 1, smem, 0, attr, clusterAttrs(attr, cluster, balance)};
 // 	return cuLaunchKernelEx(&cfg, fn, params, NULL);
 // }
 //
@@ -45,9 +58,9 @@ package cuda
 // }
 //
 // // maxClusters is how many clusters of fn can run at once.
-// static CUresult maxClusters(int *n, CUfunction fn, unsigned bx, unsigned smem, unsigned cluster) {
-// 	CUlaunchAttribute attr = clusterOf(cluster);
-// 	CUlaunchConfig cfg = {cluster, 1, 1, bx, 1, 1, smem, 0, &attr, 1};
+// static CUresult maxClusters(int *n, CUfunction fn, unsigned bx, unsigned smem, unsigned cluster, int balance) {
+// 	CUlaunchAttribute attr[2];
+// 	CUlaunchConfig cfg = {cluster, 1, 1, bx, 1, 1, smem, 0, attr, clusterAttrs(attr, cluster, balance)};
 // 	return cuOccupancyMaxActiveClusters(n, fn, &cfg);
 // }
 import "C"
@@ -110,6 +123,13 @@ type Device struct {
 	params *unsafe.Pointer
 }
 
+// clusterKey is a cluster launch's layout: threads and bytes of dynamic
+// shared memory a block, blocks a cluster, and the scheduling policy.
+type clusterKey struct {
+	threads, smem, blocks int
+	balance               bool
+}
+
 // maxSlots is the most 8-byte kernel parameters a launch passes.
 const maxSlots = 40
 
@@ -117,10 +137,10 @@ const maxSlots = 40
 type kernel struct {
 	name       string
 	fn         cu.Function
-	maxThreads int            // per block, from the function's registers
-	dynSmem    int            // largest dynamic shared memory a launch may ask for
-	occ        map[[2]int]int // blocks per SM by (threads, dynamic shared memory)
-	clusterOcc map[[3]int]int // clusters at once by (threads, dynamic shared memory, blocks per cluster)
+	maxThreads int                // per block, from the function's registers
+	dynSmem    int                // largest dynamic shared memory a launch may ask for
+	occ        map[[2]int]int     // blocks per SM by (threads, dynamic shared memory)
+	clusterOcc map[clusterKey]int // clusters at once, by layout
 }
 
 var (
@@ -363,41 +383,47 @@ func Download[T any](d *Device, dst []T, src cu.DevicePtr) error {
 // cfn is k's function as the driver API's handle.
 func (k *kernel) cfn() C.CUfunction { return *(*C.CUfunction)(unsafe.Pointer(&k.fn)) }
 
-// launch starts k over grid blocks of threads with smem bytes of dynamic
-// shared memory and the parameters slots (each one 8-byte value), in
-// clusters of cluster blocks when cluster > 1, cooperatively (every block
-// resident at once, or an error) when coop; it runs inside do, which
-// guards the parameter memory.
-func (d *Device) launch(k *kernel, grid [2]int, threads, smem, cluster int, coop bool, slots []uint64) error {
+// launch starts k as p lays it out (p.grid blocks of p.threads with p.smem
+// bytes of dynamic shared memory; in clusters of p.cluster blocks when
+// p.cluster > 1, scheduled by load balancing when p.balance;
+// cooperatively, every block resident at once or an error, when p.coop)
+// with the parameters slots (each one 8-byte value); it runs inside do,
+// which guards the parameter memory.
+func (d *Device) launch(k *kernel, p plan, slots []uint64) error {
 	if len(slots) > maxSlots {
 		return fmt.Errorf("cuda: %d kernel parameters, at most %d", len(slots), maxSlots)
 	}
 	copy(unsafe.Slice((*uint64)(unsafe.Pointer(d.slots)), maxSlots), slots)
-	cp := C.int(0)
-	if coop {
-		cp = 1
-	}
-	r := C.launch(k.cfn(), C.uint(grid[0]), C.uint(grid[1]), C.uint(threads), C.uint(smem), C.uint(cluster), cp, d.params)
+	r := C.launch(k.cfn(), C.uint(p.grid[0]), C.uint(p.grid[1]), C.uint(p.threads), C.uint(p.smem), C.uint(p.cluster),
+		cbool(p.balance), cbool(p.coop), d.params)
 	if r != C.CUDA_SUCCESS {
 		return fmt.Errorf("%s (CUresult %d)", C.GoString(C.errName(r)), int(r))
 	}
 	return nil
 }
 
+func cbool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // maxClusters is how many clusters of k (cluster blocks of threads, smem
-// bytes of dynamic shared memory each) fit the device at once; 0 when none
-// or the driver will not say. It runs inside do, which guards the cache.
-func (d *Device) maxClusters(k *kernel, threads, smem, cluster int) int {
-	key := [3]int{threads, smem, cluster}
+// bytes of dynamic shared memory each; scheduled by load balancing when
+// balance) fit the device at once; 0 when none or the driver will not
+// say. It runs inside do, which guards the cache.
+func (d *Device) maxClusters(k *kernel, threads, smem, cluster int, balance bool) int {
+	key := clusterKey{threads, smem, cluster, balance}
 	if n, ok := k.clusterOcc[key]; ok {
 		return n
 	}
 	var n C.int
-	if C.maxClusters(&n, k.cfn(), C.uint(threads), C.uint(smem), C.uint(cluster)) != C.CUDA_SUCCESS {
+	if C.maxClusters(&n, k.cfn(), C.uint(threads), C.uint(smem), C.uint(cluster), cbool(balance)) != C.CUDA_SUCCESS {
 		n = 0
 	}
 	if k.clusterOcc == nil {
-		k.clusterOcc = map[[3]int]int{}
+		k.clusterOcc = map[clusterKey]int{}
 	}
 	k.clusterOcc[key] = int(n)
 	return int(n)

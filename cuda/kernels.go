@@ -105,6 +105,7 @@ type plan struct {
 	splits  int64 // split, grid and cgrid tiers: blocks per row
 	work    int64 // split and grid tiers: workspace bytes
 	coop    bool  // grid tier and the split tier's fused kernel: a cooperative launch, passed the rows' barrier words
+	balance bool  // cgrid tier: clusters scheduled by load balancing (gpu.CGridBalanced)
 }
 
 func nextPow2(n int) int {
@@ -570,7 +571,7 @@ func (d *Device) cgridShape(c *call) (g gpu.CGrid, ok bool) {
 		if int64(v.Outer)*int64(g.Blocks) > math.MaxInt32 {
 			return 0
 		}
-		return d.maxClusters(k, g.Threads, g.Smem, g.Blocks)
+		return d.maxClusters(k, g.Threads, g.Smem, g.Blocks, gpu.CGridBalanced(c.bwd, g.Blocks))
 	}
 	// The log-softmax kernel that holds dy alone takes the forward's
 	// layout: one array a block, blocks of at most gpu.CGridMaxThreads.
@@ -714,7 +715,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		if kn == nil {
 			return plan{}, fmt.Errorf("cuda: no kernel %s in the loaded module", p.names[0])
 		}
-		most := d.maxClusters(kn, threads, p.smem, blocks)
+		most := d.maxClusters(kn, threads, p.smem, blocks, false)
 		if most <= 0 {
 			return plan{}, fmt.Errorf("cuda: %s: no cluster of %d blocks of %d threads (%d bytes shared) fits the device", kn.name, blocks, threads, p.smem)
 		}
@@ -804,6 +805,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
 		p.names = []string{k.name}
 		p.threads, p.smem, p.chunk, p.splits, p.cluster = g.Threads, g.Smem+gpu.CGridPad, g.Chunk, int64(g.Blocks), g.Blocks
+		p.balance = gpu.CGridBalanced(c.bwd, g.Blocks)
 		p.grid[0] = int(rows) * g.Blocks
 		if dyOnly {
 			p.work = rows * int64(g.Blocks) * 4 // a word per block: the check of rows of -Inf alone
@@ -910,7 +912,7 @@ func (d *Device) run(c *call) error {
 		slots = append(slots, uint64(sync))
 	}
 	for _, name := range p.names {
-		if err := d.launch(d.kernels[name], p.grid, p.threads, p.smem, p.cluster, p.coop, slots); err != nil {
+		if err := d.launch(d.kernels[name], p, slots); err != nil {
 			return fmt.Errorf("cuda: launching %s (grid %v, %d threads, %d bytes shared, clusters of %d): %w", name, p.grid, p.threads, p.smem, max(p.cluster, 1), err)
 		}
 	}

@@ -423,7 +423,10 @@ func (d *Device) Describe(t Dtype, shape []int, bwd bool, bufs []cu.DevicePtr, m
 			s += ", streamed"
 		}
 		if p.cluster > 0 {
-			s += fmt.Sprintf(", clusters of %d (%d at once)", p.cluster, d.maxClusters(d.kernels[p.names[0]], p.threads, p.smem, p.cluster))
+			s += fmt.Sprintf(", clusters of %d (%d at once)", p.cluster, d.maxClusters(d.kernels[p.names[0]], p.threads, p.smem, p.cluster, p.balance))
+			if p.balance {
+				s += ", load-balanced"
+			}
 		}
 		if p.tier == TierSplit {
 			s += fmt.Sprintf(", %d splits of %d", p.splits, p.chunk)

@@ -135,6 +135,25 @@ var CGridPad = func() int {
 	return 0
 }()
 
+// CGridBalanced says whether tier 8 launches its clusters of blocks
+// (backward when bwd) under the load-balancing cluster scheduling policy
+// rather than the driver's default, which spreads a cluster's blocks over
+// distinct SMs: forward always, backward in clusters of CGridMaxBlocks.
+// On the H200 the default left SMs without a block all launch long: 8 of
+// 132 in clusters of 2 to 8, 16 in clusters of 16 (%smid stamps);
+// load balancing filled all 132 and 124. Forward it ran 0-4% faster
+// (float32 masked 1024x32000 2.3%, bfloat16 256x128256 3-4%, float32
+// softmax 256x128256 1.2%); backward in clusters of 16 float32 softmax
+// 256x128256 3.7% and log-softmax 0.8% faster, but in clusters of 2 and
+// 4 up to 1.2% slower (docs/PERFORMANCE.md GPU entry 49).
+// SOFTMAX_CGRID_BALANCE=0 turns it off (a tuning knob, read once at
+// start).
+func CGridBalanced(bwd bool, blocks int) bool {
+	return cgridBalance && (!bwd || blocks == CGridMaxBlocks)
+}
+
+var cgridBalance = os.Getenv("SOFTMAX_CGRID_BALANCE") != "0"
+
 // CGridTrace is SOFTMAX_CGRID_TRACE, a file that each forward call on
 // tier 8 overwrites with its blocks' timestamps, for a kernel build with
 // -DSM_TRACE (cukernels/grid.cuh; an experiment's knob, read once at

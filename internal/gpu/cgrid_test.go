@@ -152,3 +152,16 @@ func TestCGridPick(t *testing.T) {
 		}
 	}
 }
+
+// TestCGridBalanced pins which tier 8 launches ask for load-balanced
+// cluster scheduling: every forward one, backward ones in clusters of 16.
+func TestCGridBalanced(t *testing.T) {
+	for _, blocks := range []int{2, 4, 8, 16} {
+		if !CGridBalanced(false, blocks) {
+			t.Errorf("forward, clusters of %d: not load-balanced", blocks)
+		}
+		if got, want := CGridBalanced(true, blocks), blocks == CGridMaxBlocks; got != want {
+			t.Errorf("backward, clusters of %d: load-balanced %v, want %v", blocks, got, want)
+		}
+	}
+}
