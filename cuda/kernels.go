@@ -925,28 +925,30 @@ func (d *Device) run(c *call) error {
 	return nil
 }
 
-// cgridTraceBytes is a block's record in tier 8's trace: 8 words.
-const cgridTraceBytes = 64
+// cgridTraceBytes is a block's record in tier 8's trace: 16 words.
+const cgridTraceBytes = 128
 
 // writeTrace overwrites gpu.CGridTrace with the stamps tier 8's forward
 // left in the workspace (a -DSM_TRACE build): a header, then a line per
 // block, its SM and the ns from the launch's first start to its start,
-// share landed, Part, meet, output and store read.
+// share landed, Part, meet, output, store read, and the fold's maximum
+// and sum passes done.
 func (d *Device) writeTrace(p plan, v *layout.View, work cu.DevicePtr) error {
-	words := make([]uint64, p.grid[0]*cgridTraceBytes/8)
+	const w = cgridTraceBytes / 8
+	words := make([]uint64, p.grid[0]*w)
 	if err := cu.MemcpyDtoH(unsafe.Pointer(&words[0]), work, int64(len(words))*8); err != nil {
 		return fmt.Errorf("cuda: reading tier 8's trace: %w", err)
 	}
 	first := uint64(math.MaxUint64)
 	for b := 0; b < p.grid[0]; b++ {
-		first = min(first, words[8*b])
+		first = min(first, words[w*b])
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "# tier 8 trace: shape %v, %d blocks, clusters of %d; block sm start landed part meet out read (ns)\n", v.Shape, p.grid[0], p.cluster)
+	fmt.Fprintf(&sb, "# tier 8 trace: shape %v, %d blocks, clusters of %d; block sm start landed part meet out read maxpass sumpass (ns)\n", v.Shape, p.grid[0], p.cluster)
 	for b := 0; b < p.grid[0]; b++ {
-		r := words[8*b : 8*b+8]
-		fmt.Fprintf(&sb, "%d %d", b, r[6])
-		for _, t := range r[:6] {
+		r := words[w*b : w*b+w]
+		fmt.Fprintf(&sb, "%d %d", b, r[8])
+		for _, t := range r[:8] {
 			fmt.Fprintf(&sb, " %d", int64(t-first))
 		}
 		sb.WriteByte('\n')

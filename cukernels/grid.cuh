@@ -43,8 +43,10 @@ __device__ __forceinline__ void grid_barrier(unsigned* sync, unsigned blocks, bo
 // Tier 8's trace (built with -DSM_TRACE; an experiment's build, never
 // the shipped one): thread 0 of each block keeps %globaltimer stamps at
 // the points of a block's life in trace_at, and fwd_cgrid writes them,
-// with the block's SM, into the workspace, 8 words a block: start, share
-// landed, Part taken, meet done, output in the share, store read, SM.
+// with the block's SM, into the workspace, 16 words a block: start, share
+// landed, Part taken, meet done, output in the share, store read, the
+// fold's maximum pass done, its sum pass done (before the block's
+// reduction), SM.
 #ifdef SM_TRACE
 __shared__ unsigned long long trace_at[8];
 __device__ __forceinline__ void trace_stamp(int k) {
@@ -419,6 +421,7 @@ __device__ __forceinline__ bool grid_part_fast(const View& v, const GridRow& gr,
 #pragma unroll
 		for (int j = 0; j < U; ++j) m = fmax(m, Num<T>::in(q.v[j]));
 	}
+	trace_stamp(6);
 	if (!Paired) m = block_reduce(m, MaxV(), sm_lowest<A>());
 	double s = 0.0;
 	for (int u = threadIdx.x; u < un.count; u += blockDim.x) { // the thread's own units, as filtered above
@@ -428,6 +431,7 @@ __device__ __forceinline__ bool grid_part_fast(const View& v, const GridRow& gr,
 		for (int j = 0; j < U; ++j) ps += row_exp<T>(Num<T>::in(q.v[j]), m, v.ex);
 		s += (double)ps;
 	}
+	trace_stamp(7);
 	const MaxSum<A> r = Paired ? block_reduce(MaxSum<A>{m, s}, MaxSumOp<T>{v.ex}, MaxSum<A>{sm_lowest<A>(), 0.0})
 	                           : MaxSum<A>{m, block_reduce(s, SumOp(), 0.0)};
 	if (r.s == 0.0) {
@@ -801,11 +805,11 @@ __device__ __forceinline__ void fwd_cgrid(const T* x, T* y, const View& v, bool 
 	                       ClusterMeetAsync{slots, &bar, (unsigned)splits});
 #ifdef SM_TRACE
 	if (threadIdx.x == 0 && work) {
-		unsigned long long* w = static_cast<unsigned long long*>(work) + 8 * (i64)blockIdx.x;
-		for (int k = 0; k < 6; ++k) w[k] = trace_at[k];
+		unsigned long long* w = static_cast<unsigned long long*>(work) + 16 * (i64)blockIdx.x;
+		for (int k = 0; k < 8; ++k) w[k] = trace_at[k];
 		unsigned smid;
 		asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
-		w[6] = smid;
+		w[8] = smid;
 	}
 #endif
 #else
