@@ -51,62 +51,23 @@ func (Backend) Forward(v *layout.View, x, y any, mask []bool) error {
 	if !gpu.Supported(v) {
 		return cpu.Backend{}.Forward(v, x, y, mask)
 	}
-	switch x := x.(type) {
-	case []float32:
-		yy, ok := y.([]float32)
-		if !ok {
-			return fmt.Errorf("softmax: y has element type %T; want []float32", y)
-		}
-		return host(v, Float32, false, mask, x, yy)
-	case []float64:
-		yy, ok := y.([]float64)
-		if !ok {
-			return fmt.Errorf("softmax: y has element type %T; want []float64", y)
-		}
-		return host(v, Float64, false, mask, x, yy)
-	}
-	return fmt.Errorf("softmax: x has element type %T; want []float32 or []float64", x)
+	return hosted.Forward(v, x, y, mask)
 }
 
 func (Backend) Backward(v *layout.View, y, dy, dx any, mask []bool) error {
 	if !gpu.Supported(v) {
 		return cpu.Backend{}.Backward(v, y, dy, dx, mask)
 	}
-	switch y := y.(type) {
-	case []float32:
-		g, ok1 := dy.([]float32)
-		o, ok2 := dx.([]float32)
-		if !ok1 || !ok2 {
-			return fmt.Errorf("softmax: dy, dx have element types %T, %T; want []float32", dy, dx)
-		}
-		return host(v, Float32, true, mask, y, g, o)
-	case []float64:
-		g, ok1 := dy.([]float64)
-		o, ok2 := dx.([]float64)
-		if !ok1 || !ok2 {
-			return fmt.Errorf("softmax: dy, dx have element types %T, %T; want []float64", dy, dx)
-		}
-		return host(v, Float64, true, mask, y, g, o)
-	}
-	return fmt.Errorf("softmax: y has element type %T; want []float32 or []float64", y)
+	return hosted.Backward(v, y, dy, dx, mask)
 }
 
-// host runs one call on host buffers: bufs are the inputs then the output.
-func host[T float32 | float64](v *layout.View, t Dtype, bwd bool, mask []bool, bufs ...[]T) error {
-	for i, b := range bufs {
-		if len(b) != v.Len() {
-			return fmt.Errorf("softmax: buffer %d has %d elements; shape %v needs %d", i, len(b), v.Shape, v.Len())
-		}
-	}
-	switch {
-	case !v.Masked && mask != nil:
-		return fmt.Errorf("softmax: mask given to an unmasked op")
-	case v.Masked && len(mask) != v.MaskLen():
-		return fmt.Errorf("softmax: mask has %d elements; shape %v needs %d", len(mask), v.MaskShape, v.MaskLen())
-	}
-	if v.Len() == 0 {
-		return nil
-	}
+// hosted checks host calls' buffers and hands them to host.
+var hosted = backend.Host{Float32: host[float32], Float64: host[float64]}
+
+// host runs one call on host buffers that backend.Host checked (not
+// empty): bufs are the inputs then the output.
+func host[T float32 | float64](v *layout.View, bwd bool, mask []bool, bufs ...[]T) error {
+	t := gpu.HostDtype[T]()
 	d, err := Default()
 	if err != nil {
 		if os.Getenv(backend.EnvVar) == "gpu" {

@@ -38,6 +38,15 @@ func (t Dtype) Suffix() string { return [...]string{"f32", "f64", "f16", "bf16"}
 // Valid reports whether t is one of the four dtypes.
 func (t Dtype) Valid() bool { return t >= Float32 && t <= BFloat16 }
 
+// HostDtype is the dtype of host buffers of T.
+func HostDtype[T float32 | float64]() Dtype {
+	var zero T
+	if _, ok := any(zero).(float32); ok {
+		return Float32
+	}
+	return Float64
+}
+
 // Options are a softmax's parameters.
 type Options struct {
 	Axis   int     // reduced axis; negative counts from the end: 0 is the FIRST axis, -1 the last
