@@ -17,6 +17,7 @@ import (
 
 	"github.com/gosoftmax/softmax/cukernels"
 	"github.com/gosoftmax/softmax/internal/gpu"
+	"github.com/gosoftmax/softmax/internal/gpu/gpucheck"
 	"github.com/gosoftmax/softmax/internal/layout"
 	"github.com/gosoftmax/softmax/internal/reference"
 )
@@ -51,134 +52,6 @@ func device(t testing.TB) *Device {
 		t.Fatalf("no device: %v", err)
 	}
 	return d
-}
-
-// ---- host encodings of the four dtypes ----
-
-// encode stores vals as dtype t in little-endian bytes.
-func encode(t Dtype, vals []float64) []byte {
-	out := make([]byte, len(vals)*t.Size())
-	for i, v := range vals {
-		switch t {
-		case Float32:
-			putU(out[i*4:], uint64(math.Float32bits(float32(v))), 4)
-		case Float64:
-			putU(out[i*8:], math.Float64bits(v), 8)
-		case Float16:
-			putU(out[i*2:], uint64(Float16Bits(float32(v))), 2)
-		case BFloat16:
-			putU(out[i*2:], uint64(BFloat16Bits(float32(v))), 2)
-		}
-	}
-	return out
-}
-
-func putU(b []byte, v uint64, n int) {
-	for i := range n {
-		b[i] = byte(v >> (8 * i))
-	}
-}
-
-func getU(b []byte, n int) uint64 {
-	var v uint64
-	for i := range n {
-		v |= uint64(b[i]) << (8 * i)
-	}
-	return v
-}
-
-func decode(t Dtype, b []byte) []float64 {
-	out := make([]float64, len(b)/t.Size())
-	for i := range out {
-		switch t {
-		case Float32:
-			out[i] = float64(math.Float32frombits(uint32(getU(b[i*4:], 4))))
-		case Float64:
-			out[i] = math.Float64frombits(getU(b[i*8:], 8))
-		case Float16:
-			out[i] = float64(Float16From(uint16(getU(b[i*2:], 2))))
-		case BFloat16:
-			out[i] = float64(BFloat16From(uint16(getU(b[i*2:], 2))))
-		}
-	}
-	return out
-}
-
-// round returns vals as dtype t holds them.
-func round(t Dtype, vals []float64) []float64 { return decode(t, encode(t, vals)) }
-
-// ulp is the spacing of dtype t (a half type) at w.
-func ulp(t Dtype, w float64) float64 {
-	mant, minExp := 10, -14 // float16
-	if t == BFloat16 {
-		mant, minExp = 7, -126
-	}
-	_, e := math.Frexp(math.Abs(w)) // |w| = f * 2^e, f in [0.5, 1)
-	e--
-	if w == 0 || e < minExp {
-		e = minExp
-	}
-	return math.Ldexp(1, e-mant)
-}
-
-func same(got, want float64) (bool, bool) { // (decided, equal)
-	switch {
-	case math.IsNaN(want) || math.IsNaN(got):
-		return true, math.IsNaN(want) && math.IsNaN(got)
-	case math.IsInf(want, 0) || math.IsInf(got, 0):
-		return true, got == want
-	}
-	return false, false
-}
-
-// fwdOK is the forward accuracy: float32 and float64 1e-5 and 1e-12
-// relative (reference.Tolerance; log outputs near 0 also an absolute term,
-// since log y = scale*(x-m) - log(sum) cancels there), half types 2 units in
-// the last place of the output type (log: plus 2e-6 absolute for the same
-// cancellation in float32).
-func fwdOK(t Dtype, log bool, got, want float64) bool {
-	if dec, eq := same(got, want); dec {
-		return eq
-	}
-	switch t {
-	case Float32:
-		rel, abs := reference.Tolerance(true, log, want)
-		return reference.Close(got, want, rel, abs)
-	case Float64:
-		rel, abs := reference.Tolerance(false, log, want)
-		if log {
-			abs = 1e-14
-		}
-		return reference.Close(got, want, rel, abs)
-	}
-	tol := 2 * ulp(t, want)
-	if log {
-		tol += 2e-6
-	}
-	return math.Abs(got-want) <= tol
-}
-
-// gradOK is the backward accuracy relative to the terms that make up dx
-// (reference.GradTerms): 1e-5 (float32), 1e-12 (float64), and for half
-// types 2 units in the last place of the output type at the terms'
-// magnitude, plus 2 at dx's own.
-func gradOK(t Dtype, got, want, terms float64) bool {
-	if got == want {
-		return true // exact, even where terms is NaN (y = -Inf beside a sum of +Inf: 0 x Inf)
-	}
-	if dec, eq := same(got, want); dec {
-		return eq
-	}
-	var tol float64
-	switch t {
-	case Float32:
-		tol = reference.GradTolerance(true, terms)
-	case Float64:
-		tol = reference.GradTolerance(false, terms)
-	default:
-		tol = 2*ulp(t, terms) + 2*ulp(t, want)
-	}
-	return math.Abs(got-want) <= tol
 }
 
 // ---- one problem on the device ----
@@ -267,19 +140,19 @@ func maskBytes(m []bool) []byte {
 // float64 reference. It returns a failure description or "".
 func check(t testing.TB, d *Device, p problem, dt Dtype, tier Tier, off int) string {
 	v := p.view(t)
-	x, dy := round(dt, p.x), round(dt, p.dy)
+	x, dy := gpucheck.Round(dt, p.x), gpucheck.Round(dt, p.dy)
 	want := reference.Forward(p.spec, x)
-	yIn := round(dt, want)
+	yIn := gpucheck.Round(dt, want)
 	if p.y != nil {
-		yIn = round(dt, p.y)
+		yIn = gpucheck.Round(dt, p.y)
 	}
 	wantDX := reference.Backward(p.spec, yIn, dy)
 	terms := reference.GradTerms(p.spec, yIn, dy)
 
 	n := len(x) * dt.Size()
-	bx := upload(t, d, encode(dt, x), off)
+	bx := upload(t, d, gpucheck.Encode(dt, x), off)
 	by := upload(t, d, poison(n), off)
-	bdy := upload(t, d, encode(dt, dy), off)
+	bdy := upload(t, d, gpucheck.Encode(dt, dy), off)
 	bdx := upload(t, d, poison(n), off)
 	bufs := []buffer{bx, by, bdy, bdx}
 	var mask *Mask
@@ -312,10 +185,10 @@ func check(t testing.TB, d *Device, p problem, dt Dtype, tier Tier, off int) str
 	if err != nil {
 		return where + ": forward: " + err.Error()
 	}
-	got := decode(dt, by.read(t, d))
+	got := gpucheck.Decode(dt, by.read(t, d))
 	var bad []string
 	for i := range got {
-		if !fwdOK(dt, p.spec.Log, got[i], want[i]) {
+		if !gpucheck.FwdOK(dt, p.spec.Log, got[i], want[i]) {
 			bad = append(bad, fmt.Sprintf("y[%d]=%v want %v (x=%v)", i, got[i], want[i], x[i]))
 		}
 	}
@@ -326,7 +199,7 @@ func check(t testing.TB, d *Device, p problem, dt Dtype, tier Tier, off int) str
 	if tier != TierAuto && !eligible(d, &call{dt: dt, v: v, bwd: true, mask: mp}, tier) {
 		return "" // a tier that takes these rows forward only (cluster)
 	}
-	bwdIn := upload(t, d, encode(dt, yIn), off)
+	bwdIn := upload(t, d, gpucheck.Encode(dt, yIn), off)
 	bufs = append(bufs, bwdIn)
 	if tier == TierAuto {
 		err = d.Backward(dt, p.spec.Shape, bwdIn.ptr, bdy.ptr, bdx.ptr, mask, opt)
@@ -338,9 +211,9 @@ func check(t testing.TB, d *Device, p problem, dt Dtype, tier Tier, off int) str
 	if err != nil {
 		return where + ": backward: " + err.Error()
 	}
-	gotDX := decode(dt, bdx.read(t, d))
+	gotDX := gpucheck.Decode(dt, bdx.read(t, d))
 	for i := range gotDX {
-		if !gradOK(dt, gotDX[i], wantDX[i], terms[i]) {
+		if !gpucheck.GradOK(dt, gotDX[i], wantDX[i], terms[i]) {
 			bad = append(bad, fmt.Sprintf("dx[%d]=%v want %v (y=%v dy=%v terms=%v)", i, gotDX[i], wantDX[i], yIn[i], dy[i], terms[i]))
 		}
 	}
@@ -1553,7 +1426,7 @@ func TestGPUBackend(t *testing.T) {
 		want32 := reference.Forward(p.spec, reference.Float32(p.x))
 		want64 := reference.Forward(p.spec, p.x)
 		for j := range y32 {
-			if !fwdOK(Float32, p.spec.Log, float64(y32[j]), want32[j]) || !fwdOK(Float64, p.spec.Log, y64[j], want64[j]) {
+			if !gpucheck.FwdOK(Float32, p.spec.Log, float64(y32[j]), want32[j]) || !gpucheck.FwdOK(Float64, p.spec.Log, y64[j], want64[j]) {
 				t.Fatalf("%v: y[%d] = %v, %v; want %v, %v", p.spec.Shape, j, y32[j], y64[j], want32[j], want64[j])
 			}
 		}
@@ -1564,7 +1437,7 @@ func TestGPUBackend(t *testing.T) {
 		wantDX := reference.Backward(p.spec, want64, p.dy)
 		terms := reference.GradTerms(p.spec, want64, p.dy)
 		for j := range dx64 {
-			if !gradOK(Float64, dx64[j], wantDX[j], terms[j]) {
+			if !gpucheck.GradOK(Float64, dx64[j], wantDX[j], terms[j]) {
 				t.Fatalf("%v: dx[%d] = %v; want %v", p.spec.Shape, j, dx64[j], wantDX[j])
 			}
 		}

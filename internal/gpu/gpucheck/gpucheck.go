@@ -1,0 +1,138 @@
+// Package gpucheck is what the GPU backends' tests share to check device
+// results against the float64 reference: the host encodings of the four
+// dtypes and the accuracy each dtype is held to.
+package gpucheck
+
+import (
+	"math"
+
+	"github.com/gosoftmax/softmax/internal/gpu"
+	"github.com/gosoftmax/softmax/internal/reference"
+)
+
+// Encode stores vals as dtype t in little-endian bytes.
+func Encode(t gpu.Dtype, vals []float64) []byte {
+	out := make([]byte, len(vals)*t.Size())
+	for i, v := range vals {
+		switch t {
+		case gpu.Float32:
+			putU(out[i*4:], uint64(math.Float32bits(float32(v))), 4)
+		case gpu.Float64:
+			putU(out[i*8:], math.Float64bits(v), 8)
+		case gpu.Float16:
+			putU(out[i*2:], uint64(gpu.Float16Bits(float32(v))), 2)
+		case gpu.BFloat16:
+			putU(out[i*2:], uint64(gpu.BFloat16Bits(float32(v))), 2)
+		}
+	}
+	return out
+}
+
+func putU(b []byte, v uint64, n int) {
+	for i := range n {
+		b[i] = byte(v >> (8 * i))
+	}
+}
+
+func getU(b []byte, n int) uint64 {
+	var v uint64
+	for i := range n {
+		v |= uint64(b[i]) << (8 * i)
+	}
+	return v
+}
+
+// Decode reads b as values of dtype t (Encode's inverse).
+func Decode(t gpu.Dtype, b []byte) []float64 {
+	out := make([]float64, len(b)/t.Size())
+	for i := range out {
+		switch t {
+		case gpu.Float32:
+			out[i] = float64(math.Float32frombits(uint32(getU(b[i*4:], 4))))
+		case gpu.Float64:
+			out[i] = math.Float64frombits(getU(b[i*8:], 8))
+		case gpu.Float16:
+			out[i] = float64(gpu.Float16From(uint16(getU(b[i*2:], 2))))
+		case gpu.BFloat16:
+			out[i] = float64(gpu.BFloat16From(uint16(getU(b[i*2:], 2))))
+		}
+	}
+	return out
+}
+
+// Round returns vals as dtype t holds them.
+func Round(t gpu.Dtype, vals []float64) []float64 { return Decode(t, Encode(t, vals)) }
+
+// ulp is the spacing of dtype t (a half type) at w.
+func ulp(t gpu.Dtype, w float64) float64 {
+	mant, minExp := 10, -14 // float16
+	if t == gpu.BFloat16 {
+		mant, minExp = 7, -126
+	}
+	_, e := math.Frexp(math.Abs(w)) // |w| = f * 2^e, f in [0.5, 1)
+	e--
+	if w == 0 || e < minExp {
+		e = minExp
+	}
+	return math.Ldexp(1, e-mant)
+}
+
+func same(got, want float64) (bool, bool) { // (decided, equal)
+	switch {
+	case math.IsNaN(want) || math.IsNaN(got):
+		return true, math.IsNaN(want) && math.IsNaN(got)
+	case math.IsInf(want, 0) || math.IsInf(got, 0):
+		return true, got == want
+	}
+	return false, false
+}
+
+// FwdOK is the forward accuracy: float32 and float64 1e-5 and 1e-12
+// relative (reference.Tolerance; log outputs near 0 also an absolute term,
+// since log y = scale*(x-m) - log(sum) cancels there), half types 2 units in
+// the last place of the output type (log: plus 2e-6 absolute for the same
+// cancellation in float32).
+func FwdOK(t gpu.Dtype, log bool, got, want float64) bool {
+	if dec, eq := same(got, want); dec {
+		return eq
+	}
+	switch t {
+	case gpu.Float32:
+		rel, abs := reference.Tolerance(true, log, want)
+		return reference.Close(got, want, rel, abs)
+	case gpu.Float64:
+		rel, abs := reference.Tolerance(false, log, want)
+		if log {
+			abs = 1e-14
+		}
+		return reference.Close(got, want, rel, abs)
+	}
+	tol := 2 * ulp(t, want)
+	if log {
+		tol += 2e-6
+	}
+	return math.Abs(got-want) <= tol
+}
+
+// GradOK is the backward accuracy relative to the terms that make up dx
+// (reference.GradTerms): 1e-5 (float32), 1e-12 (float64), and for half
+// types 2 units in the last place of the output type at the terms'
+// magnitude, plus 2 at dx's own.
+func GradOK(t gpu.Dtype, got, want, terms float64) bool {
+	if got == want {
+		return true // exact, even where terms is NaN (y = -Inf beside a sum of +Inf: 0 x Inf)
+	}
+	if dec, eq := same(got, want); dec {
+		return eq
+	}
+	var tol float64
+	switch t {
+	case gpu.Float32:
+		tol = reference.GradTolerance(true, terms)
+	case gpu.Float64:
+		tol = reference.GradTolerance(false, terms)
+	default:
+		tol = 2*ulp(t, terms) + 2*ulp(t, want)
+	}
+	return math.Abs(got-want) <= tol
+}
