@@ -140,7 +140,7 @@ var CGridPad = func() int {
 // rather than the driver's default, which spreads a cluster's blocks over
 // distinct SMs: forward always, backward in clusters of CGridMaxBlocks.
 // On the H200 the default left SMs without a block all launch long: 8 of
-// 132 in clusters of 2 to 8, 16 in clusters of 16 (%smid stamps);
+// 132 in clusters of 4 and 8, 16 in clusters of 16 (%smid stamps);
 // load balancing filled all 132 and 124. Forward it ran 0-4% faster
 // (float32 masked 1024x32000 2.3%, bfloat16 256x128256 3-4%, float32
 // softmax 256x128256 1.2%); backward in clusters of 16 float32 softmax
