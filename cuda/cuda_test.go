@@ -773,7 +773,7 @@ func TestGPUWide(t *testing.T) {
 // grid, or tier 8's, is set, so that the tests checking plans against the
 // rules skip.
 func tierKnobsSet() bool {
-	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_LSTREAM_PACKS", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_CGRID_LOG", "SOFTMAX_WIDE"} {
+	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_ROWS_BLOCK", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_LSTREAM_PACKS", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_CGRID_LOG", "SOFTMAX_WIDE"} {
 		if os.Getenv(k) != "" {
 			return true
 		}

@@ -349,10 +349,23 @@ func rowsShape(bwd bool, packs int64, prefer, most, warp int) (k, w int, ok bool
 // one block covers.
 func RowsThreads(w int, warp int) (threads, rows int) {
 	if w <= warp {
-		return RowsBlock, RowsBlock / w
+		b := max(rowsBlock(), warp, w)
+		return b, b / w
 	}
 	return w, 1
 }
+
+// rowsBlock is RowsBlock, or SOFTMAX_ROWS_BLOCK where it is a power of two
+// from 32 to 512, which every tier 1 kernel's launch bound admits
+// (RowsMaxGroup), a tuning knob for benchmarks, read once at start.
+func rowsBlock() int {
+	if b := rowsBlockSetting; b >= 32 && b <= 512 && b&(b-1) == 0 {
+		return b
+	}
+	return RowsBlock
+}
+
+var rowsBlockSetting, _ = strconv.Atoi(os.Getenv("SOFTMAX_ROWS_BLOCK"))
 
 func pow2(n int64) int64 {
 	if n <= 1 {

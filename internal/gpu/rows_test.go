@@ -302,3 +302,19 @@ func TestPipeBlocksCap(t *testing.T) {
 		t.Errorf("SOFTMAX_PIPE_BLOCKS=6: cap %d", got)
 	}
 }
+
+// TestRowsBlock: SOFTMAX_ROWS_BLOCK sets the block of groups up to a warp
+// to a power of two from 32 to 512, never below the warp, and leaves
+// wider groups one to a block.
+func TestRowsBlock(t *testing.T) {
+	defer func(b int) { rowsBlockSetting = b }(rowsBlockSetting)
+	for _, c := range []struct{ set, w, warp, threads, rows int }{
+		{0, 8, 32, 128, 16}, {64, 8, 32, 64, 8}, {32, 8, 32, 32, 4}, {32, 8, 64, 64, 8},
+		{256, 32, 32, 256, 8}, {48, 8, 32, 128, 16}, {1024, 8, 32, 128, 16}, {512, 4, 32, 512, 128}, {64, 256, 32, 256, 1},
+	} {
+		rowsBlockSetting = c.set
+		if threads, rows := RowsThreads(c.w, c.warp); threads != c.threads || rows != c.rows {
+			t.Errorf("SOFTMAX_ROWS_BLOCK=%d w %d warp %d: %d threads, %d rows; want %d, %d", c.set, c.w, c.warp, threads, rows, c.threads, c.rows)
+		}
+	}
+}
