@@ -769,11 +769,70 @@ func TestGPUWide(t *testing.T) {
 	}
 }
 
+// TestGPUOnce runs tier 1's one-row kernel (gpu.OnceOn) over rows of
+// three packs to the most its launch bound holds, rows that leave a block part
+// empty, softmax and log-softmax, with special values (its exact pass runs
+// after the other rows are stored) and a scale, against the reference.
+func TestGPUOnce(t *testing.T) {
+	d := device(t)
+	if !tierKnobsSet() {
+		// The rule: float32 forward of aligned rows, no causal limit, in
+		// groups of at most gpu.OnceMaxGroup threads.
+		for _, c := range []struct {
+			dt     Dtype
+			shape  []int
+			causal bool
+			bwd    bool
+			once   bool
+		}{
+			{Float32, []int{65536, 128}, false, false, true},
+			{Float32, []int{2048, 2048}, false, false, true},
+			{Float32, []int{3, 5, 7, 64}, false, false, true},
+			{Float32, []int{16384, 4096}, false, false, false},
+			{Float32, []int{65536, 130}, false, false, false},
+			{Float32, []int{65536, 128}, true, false, false},
+			{Float32, []int{65536, 128}, false, true, false},
+			{Float64, []int{65536, 128}, false, false, false},
+		} {
+			params := layout.Params{Axis: -1, Scale: 1, Causal: c.causal}
+			p := planWith(t, d, c.dt, c.shape, params, c.bwd, TierAuto)
+			if got := p.names[0] == gpu.OnceKernel(Float32); got != c.once {
+				t.Errorf("%v %v causal %v bwd %v: kernel %s, one-row kernel wanted: %v", c.dt, c.shape, c.causal, c.bwd, p.names[0], c.once)
+			}
+		}
+	}
+	defer func() { d.once = false }()
+	rng := rand.New(rand.NewPCG(33, 33))
+	dt := Float32
+	pk := 16 / dt.Size()
+	// From 3 packs: rows of 1 and 2 take K = 1 and 2 (gpu.RowsShape).
+	for i, packs := range []int{3, 4, 8, 31, 32, 33, 127, 128, 129, 255, 256, 511, 512, 513, 1000, 1024} {
+		n := packs * pk
+		rows := 5 + 3*(i%5) // blocks of 128 threads hold 4 to 64 rows: most are part empty
+		d.once = true
+		if p := planAt(t, d, dt, []int{rows, n}, false, TierRows); p.names[0] != gpu.OnceKernel(dt) {
+			t.Errorf("%dx%d: kernel %s, want %s", rows, n, p.names[0], gpu.OnceKernel(dt))
+		}
+		for variant, name := range []string{"plain", "special", "logspecial", "log", "scale"} {
+			if testing.Short() && (i+variant)%2 != 0 {
+				continue
+			}
+			p := rowsProblem(rng, rows, n, []int{0, 5, 6, 0, 0}[variant])
+			p.spec.Log = p.spec.Log || variant == 3
+			if variant == 4 {
+				p.spec.Scale = 0.7
+			}
+			p.name += "/" + name
+			run(t, d, p, dt, TierRows)
+		}
+	}
+}
+
 // tierKnobsSet says whether a tuning knob that changes tier 1's kernels or
 // grid, or tier 8's, is set, so that the tests checking plans against the
 // rules skip.
 func tierKnobsSet() bool {
-	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_ROWS_BLOCK", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_LSTREAM_PACKS", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_CGRID_LOG", "SOFTMAX_WIDE"} {
+	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_ROWS_BLOCK", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_LSTREAM_PACKS", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_CGRID_LOG", "SOFTMAX_WIDE", "SOFTMAX_ONCE"} {
 		if os.Getenv(k) != "" {
 			return true
 		}

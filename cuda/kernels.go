@@ -65,6 +65,9 @@ func kernelNames() []string {
 			if dir == "bwd" && gpu.WideK(dt) > 0 {
 				names = append(names, gpu.WideKernel(dt))
 			}
+			if dir == "fwd" && gpu.OnceK(dt) > 0 {
+				names = append(names, gpu.OnceKernel(dt))
+			}
 			if dir == "bwd" && gpu.StreamKernels(dt) {
 				names = append(names, gpu.StreamKernel(dt), gpu.CGridLogKernel(dt))
 			}
@@ -656,6 +659,12 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		p.threads, p.group = threads, w
 		want := ceilDiv(rows, int64(perBlock))
 		p.grid[0] = int(min(want, 1<<30))
+		// Float32 forward rows of aligned packs, where the grid has a group
+		// for every row, take the one-row kernel (fewer registers).
+		if once := d.kernels[gpu.OnceKernel(c.dt)]; once != nil && !packed && p.vec && want <= 1<<30 && threads <= once.maxThreads &&
+			(gpu.OnceOn(c.dt, c.bwd, keep, k, w) || d.once && !c.bwd && keep == gpu.KeepAll && k == gpu.OnceK(c.dt)) {
+			p.names[0] = once.name
+		}
 		// Other aligned rows take the pipelined kernel: a grid that fills
 		// the GPU once, each block walking its rows with the next one in
 		// flight.

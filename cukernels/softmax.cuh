@@ -872,25 +872,45 @@ __device__ __forceinline__ void fwd_row(const T* x, T* y, const View& v, i64 row
 	// 2^82 on the cluster tier); NaN, +Inf (-> NaN) and empty rows (0) are
 	// not.
 	const bool exact = valid && !(s >= A(RowBias<T>::one) && s <= A(1e30));
-	if (g.any(exact)) {
-		row_exact_fwd<T>(x, y, v, row, exact, g);
-		if (exact) return;
+	if (valid && !exact) {
+		if (v.log && v.scale == 1.0) {
+			const A ls = row_log_sum<T>(s * A(RowBias<T>::inv));
+#pragma unroll
+			for (int i = 0; i < C; ++i) val[i] = (val[i] - m) - ls;
+		} else if (v.log) {
+			const double lsum = log((double)s * RowBias<T>::inv);
+#pragma unroll
+			for (int i = 0; i < C; ++i) val[i] = Num<T>::logout(val[i], m, v.scale, lsum);
+		} else {
+			const A r = A(1) / s;
+#pragma unroll
+			for (int i = 0; i < C; ++i) val[i] *= r;
+		}
+		row_store<T, K>(y + row * v.n, n, g, vec, val);
 	}
-	if (!valid) return;
-	if (v.log && v.scale == 1.0) {
-		const A ls = row_log_sum<T>(s * A(RowBias<T>::inv));
-#pragma unroll
-		for (int i = 0; i < C; ++i) val[i] = (val[i] - m) - ls;
-	} else if (v.log) {
-		const double lsum = log((double)s * RowBias<T>::inv);
-#pragma unroll
-		for (int i = 0; i < C; ++i) val[i] = Num<T>::logout(val[i], m, v.scale, lsum);
-	} else {
-		const A r = A(1) / s;
-#pragma unroll
-		for (int i = 0; i < C; ++i) val[i] *= r;
-	}
-	row_store<T, K>(y + row * v.n, n, g, vec, val);
+	// The rows the fast path cannot finish are taken again from memory
+	// after the others are stored: no values stay live across the exact
+	// pass, whose registers would otherwise add to theirs (tier 1's
+	// one-row kernel fits 40 registers only so, docs/PERFORMANCE.md GPU
+	// entry 52).
+	if (g.any(exact)) row_exact_fwd<T>(x, y, v, row, exact, g);
+}
+
+// fwd_rows_once is fwd_rows for a grid with a group for every row: each
+// group takes one row, with no loop and no row beyond the first, for rows
+// of whole aligned packs without mask or causal limit. Fewer registers
+// than fwd_rows (40 for float32 at K = 4 against 60), so more blocks per
+// SM (docs/PERFORMANCE.md GPU entry 52).
+template <typename T, int K>
+__device__ __forceinline__ void fwd_rows_once(const T* x, T* y, const View& v, int W) {
+	typedef typename Num<T>::acc A;
+	constexpr int C = K * PackWidth<T, 64>::value;
+	const RowGroup g(W);
+	const i64 row = g.first;
+	const bool valid = row < v.rows;
+	A val[C];
+	row_load<T, K>(x + row * v.n, (int)v.n, g, valid, true, -sm_inf<A>(), val);
+	fwd_row<T, K>(x, y, v, row, valid, true, g, val);
 }
 
 template <typename T, int K, bool MASKED, bool CLUSTER = false>

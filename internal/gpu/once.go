@@ -1,0 +1,42 @@
+package gpu
+
+import "os"
+
+// Tier 1's one-row form (CUDA, cukernels/softmax.cuh fwd_rows_once): the
+// float32 forward at K = 4 for unmasked rows of whole aligned packs, on a
+// grid with a group for every row, so each group takes one row and no
+// loop. Bounded to 40 registers (launch bound 256 threads, 6 blocks per
+// SM) without spills, against fwd_rows' 60: 12 blocks of 128 threads per
+// SM instead of 8. On the H200 (docs/PERFORMANCE.md GPU entry 52) 8% faster
+// at 2048x2048, 1-4% at 2048x1024 and 65536x128, level at 32768x512 and
+// 16384x2048; groups of 256 threads (4096 columns) were not measured and
+// keep fwd_rows.
+
+// OnceMaxGroup is the largest group the one-row kernel takes by default:
+// 128 threads (2048 float32 columns), the longest rows measured.
+const OnceMaxGroup = 128
+
+// OnceMaxThreads is the one-row kernel's launch bound.
+const OnceMaxThreads = 256
+
+// OnceK is the packs per thread of t's one-row kernel (0: none).
+func OnceK(t Dtype) int {
+	if t == Float32 {
+		return 4
+	}
+	return 0
+}
+
+// OnceKernel names t's one-row kernel.
+func OnceKernel(t Dtype) string { return tierKernel("once", t, false, OnceK(t), "") }
+
+// OnceOn says whether tier 1 takes the one-row kernel for a forward
+// problem of t at k packs per thread in groups of w threads, whose packs
+// are all aligned and whose grid has a group for every row.
+// SOFTMAX_ONCE=0 turns it off (a tuning knob for benchmarks, read once at
+// start).
+func OnceOn(t Dtype, bwd bool, keep Keep, k, w int) bool {
+	return onceSetting != "0" && !bwd && keep == KeepAll && OnceK(t) != 0 && k == OnceK(t) && w <= OnceMaxGroup
+}
+
+var onceSetting = os.Getenv("SOFTMAX_ONCE")

@@ -1,0 +1,42 @@
+package gpu
+
+import "testing"
+
+// TestOnceOn pins which tier 1 problems take the one-row kernel: float32
+// forward at K = 4 without mask or causal limit in groups of at most
+// OnceMaxGroup threads.
+func TestOnceOn(t *testing.T) {
+	defer func(s string) { onceSetting = s }(onceSetting)
+	onceSetting = ""
+	for _, c := range []struct {
+		dt   Dtype
+		bwd  bool
+		keep Keep
+		k, w int
+		want bool
+	}{
+		{Float32, false, KeepAll, 4, 8, true},
+		{Float32, false, KeepAll, 4, 128, true},
+		{Float32, false, KeepAll, 4, 256, false},
+		{Float32, false, KeepAll, 2, 8, false},
+		{Float32, true, KeepAll, 4, 8, false},
+		{Float32, false, KeepCausal, 4, 8, false},
+		{Float32, false, KeepMask, 4, 8, false},
+		{Float64, false, KeepAll, 4, 8, false},
+		{Float16, false, KeepAll, 4, 8, false},
+	} {
+		if got := OnceOn(c.dt, c.bwd, c.keep, c.k, c.w); got != c.want {
+			t.Errorf("%v bwd %v keep %v k %d w %d: %v, want %v", c.dt, c.bwd, c.keep, c.k, c.w, got, c.want)
+		}
+	}
+	onceSetting = "0"
+	if OnceOn(Float32, false, KeepAll, 4, 8) {
+		t.Error("SOFTMAX_ONCE=0: on")
+	}
+	if got := OnceKernel(Float32); got != "softmax_fwd_once4_f32" {
+		t.Errorf("kernel %s", got)
+	}
+	if OnceMaxGroup > OnceMaxThreads || OnceMaxThreads > RowsMaxThreads {
+		t.Error("bounds out of order")
+	}
+}
