@@ -162,6 +162,13 @@ func PipeRowsFit(rows, step, perBlock int64) bool {
 // only, and groups of 416-480 threads (3329-3840 columns) not at all, so
 // where 2 blocks turn slower than 1 between 384 and 512 threads is not
 // known (entry 20). Masked rows were not measured and are not capped.
+// Masked half rows forward at K = 4 in groups of at most a warp (rows
+// sharing 128-thread blocks) run 4 blocks per SM: the kernel's 93
+// registers (since fwd_row finishes the exact rows last; 106 before)
+// admit 5, which ran 32768x512 4-5% slower (27.6 against 26.7 us at 4;
+// entry 52). Groups of 64 and 128 threads were measured too, mixed
+// (16384x2048 at 4 and 9 blocks 2-36% slower, 8192x4096 at 4 2-4% faster,
+// 2048x4096 2-4% slower): not capped.
 // SOFTMAX_PIPE_BLOCKS sets it for every pipelined tier 1 launch (a tuning
 // knob, read once at start; not the cluster tier's).
 func PipeBlocksCap(t Dtype, bwd bool, k, w int, keep Keep) int {
@@ -170,6 +177,9 @@ func PipeBlocksCap(t Dtype, bwd bool, k, w int, keep Keep) int {
 	}
 	if bwd && t == Float32 && k == 2 && w > 256 && keep == KeepAll {
 		return max(1, 768/w)
+	}
+	if !bwd && (t == Float16 || t == BFloat16) && k == 4 && keep == KeepMask && w <= 32 {
+		return 4
 	}
 	if bwd && (t == Float16 || t == BFloat16) && k == 4 && keep == KeepAll {
 		switch w {

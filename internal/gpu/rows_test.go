@@ -292,6 +292,12 @@ func TestPipeBlocksCap(t *testing.T) {
 		{Float32, true, 2, 512, KeepAll, 1},
 		{Float32, true, 2, 512, KeepMask, 0},
 		{Float32, false, 2, 512, KeepAll, 0},
+		{Float16, false, 4, 16, KeepMask, 4},
+		{BFloat16, false, 4, 32, KeepMask, 4},
+		{Float16, false, 4, 64, KeepMask, 0},
+		{Float16, false, 4, 16, KeepCausal, 0},
+		{Float16, false, 2, 16, KeepMask, 0},
+		{Float32, false, 4, 16, KeepMask, 0},
 	} {
 		if got := PipeBlocksCap(c.dt, c.bwd, c.k, c.w, c.keep); got != c.want {
 			t.Errorf("PipeBlocksCap(%v, bwd %v, k %d, w %d, keep %v) = %d, want %d", c.dt, c.bwd, c.k, c.w, c.keep, got, c.want)
