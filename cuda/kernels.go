@@ -5,7 +5,6 @@ package cuda
 import (
 	"fmt"
 	"math"
-	"math/bits"
 	"os"
 	"strconv"
 	"strings"
@@ -60,7 +59,7 @@ func kernelNames() []string {
 				}
 			}
 			for _, t := range []string{"cached", "block", "split_stats", "split_apply", "inner", "grid", "cgrid"} {
-				names = append(names, fmt.Sprintf("softmax_%s_%s_%s", dir, t, s))
+				names = append(names, gpu.TierKernelName(dt, dir == "bwd", t))
 			}
 			if dir == "bwd" && gpu.WideK(dt) > 0 {
 				names = append(names, gpu.WideKernel(dt))
@@ -110,15 +109,6 @@ type plan struct {
 	coop    bool  // grid tier and the split tier's fused kernel: a cooperative launch, passed the rows' barrier words
 	balance bool  // cgrid tier: clusters scheduled by load balancing (gpu.CGridBalanced)
 }
-
-func nextPow2(n int) int {
-	if n <= 1 {
-		return 1
-	}
-	return 1 << bits.Len(uint(n-1))
-}
-
-func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
 
 // overlaps says whether buffers i and j of c share a byte (each holds the
 // call's elements).
@@ -229,7 +219,7 @@ func (d *Device) fusedHead(c *call, vec bool, pk int64) int64 {
 	if 2*rows*n*int64(c.dt.Size()) > 5*int64(d.l2) {
 		return 0
 	}
-	tail := ceilDiv(int64(d.l2)/2, rows*vecBytes) // packs a row left unmarked
+	tail := gpu.CeilDiv(int64(d.l2)/2, rows*vecBytes) // packs a row left unmarked
 	return max(0, n/pk-tail)
 }
 
@@ -418,8 +408,8 @@ func (d *Device) gridLayout(c *call, k *kernel, perSM int) (p plan, fits bool) {
 	if 4*rows*per < 3*blocks {
 		return plan{}, false
 	}
-	p.chunk = ceilDiv(ceilDiv(n, per), pk) * pk
-	p.splits = ceilDiv(n, p.chunk)
+	p.chunk = gpu.CeilDiv(gpu.CeilDiv(n, per), pk) * pk
+	p.splits = gpu.CeilDiv(n, p.chunk)
 	p.smem = int(p.chunk * int64(c.dt.Size()))
 	if c.bwd {
 		p.smem *= 2
@@ -430,7 +420,7 @@ func (d *Device) gridLayout(c *call, k *kernel, perSM int) (p plan, fits bool) {
 	// Enough threads that each takes at most 2 packs (every pass over the
 	// cache is instructions, not memory), from 128 up to what lets perSM
 	// blocks share an SM.
-	p.threads = max(128, min(1024, k.maxThreads, nextPow2(int(ceilDiv(p.chunk, 2*pk)))))
+	p.threads = max(128, min(1024, k.maxThreads, gpu.NextPow2(int(gpu.CeilDiv(p.chunk, 2*pk)))))
 	for p.threads > 128 && d.occupancy(k, p.threads, p.smem) < perSM {
 		p.threads /= 2
 	}
@@ -600,20 +590,10 @@ func (d *Device) cgridKernel(c *call) (k *kernel, dyOnly bool) {
 	return d.kernel(c, "cgrid"), false
 }
 
-func (d *Device) cachedBytes(c *call) int64 {
-	b := int64(c.v.N) * int64(c.dt.Size())
-	if c.bwd {
-		b *= 2
-	}
-	return b
-}
+func (d *Device) cachedBytes(c *call) int64 { return gpu.CachedBytes(c.dt, int64(c.v.N), c.bwd) }
 
 func (d *Device) kernel(c *call, tier string) *kernel {
-	dir := "fwd"
-	if c.bwd {
-		dir = "bwd"
-	}
-	return d.kernels["softmax_"+dir+"_"+tier+"_"+c.dt.Suffix()]
+	return d.kernels[gpu.TierKernelName(c.dt, c.bwd, tier)]
 }
 
 func (d *Device) makePlan(c *call) (plan, error) {
@@ -630,9 +610,6 @@ func (d *Device) makePlan(c *call) (plan, error) {
 	p := plan{tier: t, grid: [2]int{1, 1}}
 	blocks := func(want int64, perSM int) int {
 		return int(max(1, min(want, int64(d.sms*perSM))))
-	}
-	rowThreads := func(cols int64) int { // block threads for a row of cols columns
-		return max(128, min(1024, nextPow2(int(ceilDiv(cols, 8)))))
 	}
 	switch t {
 	case TierRows:
@@ -657,7 +634,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		threads, perBlock := gpu.RowsThreads(w, warpSize)
 		p.names = []string{name}
 		p.threads, p.group = threads, w
-		want := ceilDiv(rows, int64(perBlock))
+		want := gpu.CeilDiv(rows, int64(perBlock))
 		p.grid[0] = int(min(want, 1<<30))
 		// Float32 forward rows of aligned packs, where the grid has a group
 		// for every row, take the one-row kernel (fewer registers).
@@ -704,7 +681,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 			if w, ok := gpu.WideShape(c.dt, n, warpSize); wk != nil && ok && w <= wk.maxThreads {
 				threads, perBlock := gpu.RowsThreads(w, warpSize)
 				p.names, p.threads, p.group, p.smem = []string{wk.name}, threads, w, 0
-				p.grid[0] = int(min(ceilDiv(rows, int64(perBlock)), 1<<30))
+				p.grid[0] = int(min(gpu.CeilDiv(rows, int64(perBlock)), 1<<30))
 			}
 		}
 	case TierCluster:
@@ -732,13 +709,13 @@ func (d *Device) makePlan(c *call) (plan, error) {
 	case TierCached:
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
 		p.names = []string{d.kernel(c, "cached").name}
-		p.threads = rowThreads(n)
+		p.threads = gpu.RowThreads(n)
 		p.smem = int(d.cachedBytes(c))
 		p.grid[0] = blocks(rows, 16)
 	case TierBlock:
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
 		p.names = []string{d.kernel(c, "block").name}
-		p.threads = rowThreads(n)
+		p.threads = gpu.RowThreads(n)
 		p.grid[0] = blocks(rows, 16)
 	case TierSplit:
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
@@ -747,12 +724,12 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		// chunks would pass 64K columns; then 512, two per SM (measured on
 		// the H200: docs/PERFORMANCE.md, GPU entry 3).
 		splitsAt := func(threads int) int64 {
-			return max(1, min(ceilDiv(int64(1024/threads*d.sms), rows), ceilDiv(n, 2048)))
+			return max(1, min(gpu.CeilDiv(int64(1024/threads*d.sms), rows), gpu.CeilDiv(n, 2048)))
 		}
 		layout := func(threads int) {
 			p.threads = threads
-			p.chunk = ceilDiv(ceilDiv(n, splitsAt(threads)), int64(pk)) * int64(pk)
-			p.splits = ceilDiv(n, p.chunk)
+			p.chunk = gpu.CeilDiv(gpu.CeilDiv(n, splitsAt(threads)), int64(pk)) * int64(pk)
+			p.splits = gpu.CeilDiv(n, p.chunk)
 			p.grid = [2]int{int(p.splits), int(rows)}
 		}
 		stepAt := func(threads int) int64 { // LongUnroll's fwd packs per thread and step, in columns
@@ -762,7 +739,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 			return int64(4 * threads)
 		}
 		threads := 256
-		if ceilDiv(n, splitsAt(256)) > 65536 {
+		if gpu.CeilDiv(n, splitsAt(256)) > 65536 {
 			threads = 512
 		}
 		knob := splitThreadsSetting == 256 || splitThreadsSetting == 512 || splitThreadsSetting == 1024
@@ -776,7 +753,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		// hold at least 4 of their steps: at 4x8388608 0-3% faster than
 		// at 256; masked half rows 3.5-7% slower there (float32 0.5%
 		// faster; GPU entry 29).
-		if fused && threads == 256 && !knob && c.mask == 0 && ceilDiv(n, splitsAt(512)) >= 4*stepAt(512) {
+		if fused && threads == 256 && !knob && c.mask == 0 && gpu.CeilDiv(n, splitsAt(512)) >= 4*stepAt(512) {
 			layout(512)
 			if !d.splitFused(c, p) {
 				layout(256)
@@ -799,7 +776,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		if p.coop {
 			// The fused kernel: the Parts, then at the next 128 bytes
 			// each row's queues, a 128-byte line each.
-			p.work = ceilDiv(rows*p.splits*part, 128)*128 + rows*splitQueues*128
+			p.work = gpu.CeilDiv(rows*p.splits*part, 128)*128 + rows*splitQueues*128
 		}
 	case TierGrid:
 		g, _ := d.gridShape(c)
@@ -825,7 +802,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 	case TierInner:
 		p.names = []string{d.kernel(c, "inner").name}
 		p.threads = innerThreads
-		p.grid[0] = blocks(ceilDiv(rows*int64(v.Inner), innerThreads), 32)
+		p.grid[0] = blocks(gpu.CeilDiv(rows*int64(v.Inner), innerThreads), 32)
 	}
 	for _, name := range p.names {
 		k := d.kernels[name]

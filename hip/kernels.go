@@ -5,7 +5,6 @@ package hip
 import (
 	"fmt"
 	"math"
-	"math/bits"
 
 	"github.com/gosoftmax/softmax/internal/gpu"
 	"github.com/gosoftmax/softmax/internal/layout"
@@ -42,7 +41,6 @@ const (
 func kernelNames() []string {
 	var names []string
 	for dt := gpu.Float32; dt <= gpu.BFloat16; dt++ {
-		s := dt.Suffix()
 		for _, dir := range []string{"fwd", "bwd"} {
 			for _, k := range gpu.RowsKs() {
 				for _, m := range []gpu.Keep{gpu.KeepAll, gpu.KeepMask} {
@@ -50,7 +48,7 @@ func kernelNames() []string {
 				}
 			}
 			for _, t := range []string{"cached", "block", "split_stats", "split_apply", "inner"} {
-				names = append(names, fmt.Sprintf("softmax_%s_%s_%s", dir, t, s))
+				names = append(names, gpu.TierKernelName(dt, dir == "bwd", t))
 			}
 		}
 	}
@@ -80,15 +78,6 @@ type plan struct {
 	splits  int64
 	work    int64 // split tier: workspace bytes
 }
-
-func nextPow2(n int) int {
-	if n <= 1 {
-		return 1
-	}
-	return 1 << bits.Len(uint(n-1))
-}
-
-func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
 
 // aligned reports whether every buffer starts on a multiple of n bytes.
 func aligned(bufs []DevicePtr, n int) bool {
@@ -148,20 +137,10 @@ func (d *Device) eligible(c *call, t Tier) bool {
 	return false
 }
 
-func (d *Device) cachedBytes(c *call) int64 {
-	b := int64(c.v.N) * int64(c.dt.Size())
-	if c.bwd {
-		b *= 2
-	}
-	return b
-}
+func (d *Device) cachedBytes(c *call) int64 { return gpu.CachedBytes(c.dt, int64(c.v.N), c.bwd) }
 
 func (d *Device) kernel(c *call, tier string) *kernel {
-	dir := "fwd"
-	if c.bwd {
-		dir = "bwd"
-	}
-	return d.kernels["softmax_"+dir+"_"+tier+"_"+c.dt.Suffix()]
+	return d.kernels[gpu.TierKernelName(c.dt, c.bwd, tier)]
 }
 
 func (d *Device) makePlan(c *call) (plan, error) {
@@ -179,9 +158,6 @@ func (d *Device) makePlan(c *call) (plan, error) {
 	blocks := func(want int64, perCU int) int {
 		return int(max(1, min(want, int64(d.sms*perCU))))
 	}
-	rowThreads := func(cols int64) int { // block threads for a row of cols columns
-		return max(128, min(1024, nextPow2(int(ceilDiv(cols, 8)))))
-	}
 	switch t {
 	case TierRows:
 		keep := gpu.KeepOf(c.mask != 0, v.Causal)
@@ -190,17 +166,17 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
 		p.names = []string{gpu.RowsKernel(c.dt, c.bwd, k, keep)}
 		p.threads, p.group = threads, w
-		p.grid[0] = int(min(ceilDiv(rows, int64(perBlock)), 1<<30))
+		p.grid[0] = int(min(gpu.CeilDiv(rows, int64(perBlock)), 1<<30))
 	case TierCached:
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
 		p.names = []string{d.kernel(c, "cached").name}
-		p.threads = rowThreads(n)
+		p.threads = gpu.RowThreads(n)
 		p.smem = int(d.cachedBytes(c))
 		p.grid[0] = blocks(rows, 16)
 	case TierBlock:
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
 		p.names = []string{d.kernel(c, "block").name}
-		p.threads = rowThreads(n)
+		p.threads = gpu.RowThreads(n)
 		p.grid[0] = blocks(rows, 16)
 	case TierSplit:
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
@@ -209,13 +185,13 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		// chunks would pass 64K columns; then 512, two per SM (measured on
 		// the H200: docs/PERFORMANCE.md, GPU entry 3).
 		p.threads = 256
-		splits := max(1, min(ceilDiv(4*int64(d.sms), rows), ceilDiv(n, 2048)))
-		if ceilDiv(n, splits) > 65536 {
+		splits := max(1, min(gpu.CeilDiv(4*int64(d.sms), rows), gpu.CeilDiv(n, 2048)))
+		if gpu.CeilDiv(n, splits) > 65536 {
 			p.threads = 512
-			splits = max(1, min(ceilDiv(2*int64(d.sms), rows), ceilDiv(n, 2048)))
+			splits = max(1, min(gpu.CeilDiv(2*int64(d.sms), rows), gpu.CeilDiv(n, 2048)))
 		}
-		p.chunk = ceilDiv(ceilDiv(n, splits), int64(pk)) * int64(pk)
-		p.splits = ceilDiv(n, p.chunk)
+		p.chunk = gpu.CeilDiv(gpu.CeilDiv(n, splits), int64(pk)) * int64(pk)
+		p.splits = gpu.CeilDiv(n, p.chunk)
 		p.names = []string{d.kernel(c, "split_stats").name, d.kernel(c, "split_apply").name}
 		p.grid = [2]int{int(p.splits), int(rows)}
 		part := int64(32) // sizeof(Part)
@@ -226,7 +202,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 	case TierInner:
 		p.names = []string{d.kernel(c, "inner").name}
 		p.threads = innerThreads
-		p.grid[0] = blocks(ceilDiv(rows*int64(v.Inner), innerThreads), 32)
+		p.grid[0] = blocks(gpu.CeilDiv(rows*int64(v.Inner), innerThreads), 32)
 	}
 	for _, name := range p.names {
 		k := d.kernels[name]

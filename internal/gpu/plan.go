@@ -1,0 +1,46 @@
+package gpu
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// Layout arithmetic the CUDA and HIP backends share when they plan a
+// launch.
+
+// CeilDiv is a / b rounded up, for a >= 0 and b > 0.
+func CeilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+// NextPow2 is the least power of two at least n (1 for n <= 1).
+func NextPow2(n int) int {
+	if n <= 1 {
+		return 1
+	}
+	return 1 << bits.Len(uint(n-1))
+}
+
+// RowThreads is the block of tiers 2 and 3 (one block a row) for rows of
+// cols columns: about 8 columns a thread, a power of two from 128 to 1024.
+func RowThreads(cols int64) int {
+	return max(128, min(1024, NextPow2(int(CeilDiv(cols, 8)))))
+}
+
+// CachedBytes is the shared memory tier 2 takes for a row of n columns of
+// t: the row, and backward dy beside y.
+func CachedBytes(t Dtype, n int64, bwd bool) int64 {
+	b := n * int64(t.Size())
+	if bwd {
+		b *= 2
+	}
+	return b
+}
+
+// TierKernelName names t's kernel of a tier with one kernel a direction
+// (cached, block, split_stats, cgrid, ...).
+func TierKernelName(t Dtype, bwd bool, tier string) string {
+	dir := "fwd"
+	if bwd {
+		dir = "bwd"
+	}
+	return fmt.Sprintf("softmax_%s_%s_%s", dir, tier, t.Suffix())
+}
