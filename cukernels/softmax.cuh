@@ -899,7 +899,7 @@ __device__ __forceinline__ void fwd_row(const T* x, T* y, const View& v, i64 row
 // fwd_rows_once is fwd_rows for a grid with a group for every row: each
 // group takes one row, with no loop and no row beyond the first, for rows
 // of whole aligned packs without mask or causal limit. Fewer registers
-// than fwd_rows (40 for float32 at K = 4 against 60), so more blocks per
+// than fwd_rows (40 for float32 at K = 4 against 64), so more blocks per
 // SM (docs/PERFORMANCE.md GPU entry 52).
 template <typename T, int K>
 __device__ __forceinline__ void fwd_rows_once(const T* x, T* y, const View& v, int W) {

@@ -6,7 +6,7 @@ import "os"
 // float32 forward at K = 4 for unmasked rows of whole aligned packs, on a
 // grid with a group for every row, so each group takes one row and no
 // loop. Bounded to 40 registers (launch bound 256 threads, 6 blocks per
-// SM) without spills, against fwd_rows' 60: 12 blocks of 128 threads per
+// SM) without spills, against fwd_rows' 64: 12 blocks of 128 threads per
 // SM instead of 8. On the H200 (docs/PERFORMANCE.md GPU entry 52) 8% faster
 // at 2048x2048, 1-4% at 2048x1024 and 65536x128, level at 32768x512 and
 // 16384x2048; groups of 256 threads (4096 columns) were not measured and
