@@ -420,7 +420,7 @@ func (d *Device) gridLayout(c *call, k *kernel, perSM int) (p plan, fits bool) {
 	// Enough threads that each takes at most 2 packs (every pass over the
 	// cache is instructions, not memory), from 128 up to what lets perSM
 	// blocks share an SM.
-	p.threads = max(128, min(1024, k.maxThreads, gpu.NextPow2(int(gpu.CeilDiv(p.chunk, 2*pk)))))
+	p.threads = max(128, min(1024, k.maxThreads, int(gpu.NextPow2(gpu.CeilDiv(p.chunk, 2*pk)))))
 	for p.threads > 128 && d.occupancy(k, p.threads, p.smem) < perSM {
 		p.threads /= 2
 	}

@@ -76,7 +76,7 @@ func cgridLayout(t Dtype, bwd, masked bool, n int64, blocks, limit int) (g CGrid
 	if masked {
 		smem += chunk
 	}
-	threads := int(min(widest, max(128, pow2((chunk/pk+cgridPacks-1)/cgridPacks))))
+	threads := int(min(widest, max(128, NextPow2((chunk/pk+cgridPacks-1)/cgridPacks))))
 	return CGrid{Blocks: blocks, Chunk: chunk, Smem: int(smem), Threads: threads}, smem <= int64(limit), true
 }
 

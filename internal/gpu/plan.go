@@ -12,17 +12,17 @@ import (
 func CeilDiv(a, b int64) int64 { return (a + b - 1) / b }
 
 // NextPow2 is the least power of two at least n (1 for n <= 1).
-func NextPow2(n int) int {
+func NextPow2(n int64) int64 {
 	if n <= 1 {
 		return 1
 	}
-	return 1 << bits.Len(uint(n-1))
+	return 1 << bits.Len64(uint64(n-1))
 }
 
 // RowThreads is the block of tiers 2 and 3 (one block a row) for rows of
 // cols columns: about 8 columns a thread, a power of two from 128 to 1024.
 func RowThreads(cols int64) int {
-	return max(128, min(1024, NextPow2(int(CeilDiv(cols, 8)))))
+	return int(max(128, min(1024, NextPow2(CeilDiv(cols, 8)))))
 }
 
 // CachedBytes is the shared memory tier 2 takes for a row of n columns of

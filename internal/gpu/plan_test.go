@@ -8,7 +8,7 @@ func TestPlanArithmetic(t *testing.T) {
 			t.Errorf("CeilDiv(%d, %d) = %d, want %d", c.a, c.b, got, c.want)
 		}
 	}
-	for _, c := range []struct{ n, want int }{{-3, 1}, {0, 1}, {1, 1}, {2, 2}, {3, 4}, {1024, 1024}, {1025, 2048}} {
+	for _, c := range []struct{ n, want int64 }{{-3, 1}, {0, 1}, {1, 1}, {2, 2}, {3, 4}, {1024, 1024}, {1025, 2048}, {1<<40 + 1, 1 << 41}} {
 		if got := NextPow2(c.n); got != c.want {
 			t.Errorf("NextPow2(%d) = %d, want %d", c.n, got, c.want)
 		}

@@ -3,7 +3,6 @@ package gpu
 import (
 	"fmt"
 	"math"
-	"math/bits"
 	"os"
 	"strconv"
 )
@@ -339,7 +338,7 @@ func rowPacks(t Dtype, n int64) int64 {
 // rowsShape lays out rows of packs packs at K = prefer, doubling up to
 // most while the group would pass its largest.
 func rowsShape(bwd bool, packs int64, prefer, most, warp int) (k, w int, ok bool) {
-	k = int(min(int64(prefer), pow2(packs)))
+	k = int(min(int64(prefer), NextPow2(packs)))
 	for (packs+int64(k)-1)/int64(k) > int64(RowsMaxGroup(bwd, k)) {
 		if k >= most {
 			return 0, 0, false
@@ -348,7 +347,7 @@ func rowsShape(bwd bool, packs int64, prefer, most, warp int) (k, w int, ok bool
 	}
 	w = int((packs + int64(k) - 1) / int64(k))
 	if w <= warp {
-		w = int(pow2(int64(w)))
+		w = int(NextPow2(int64(w)))
 	} else {
 		w = (w + warp - 1) / warp * warp
 	}
@@ -376,13 +375,6 @@ func rowsBlock() int {
 }
 
 var rowsBlockSetting, _ = strconv.Atoi(os.Getenv("SOFTMAX_ROWS_BLOCK"))
-
-func pow2(n int64) int64 {
-	if n <= 1 {
-		return 1
-	}
-	return 1 << bits.Len64(uint64(n-1))
-}
 
 // The cluster tier is tier 1 over a thread block cluster (sm_90 and
 // later): a row's group is every thread of a cluster of up to

@@ -38,7 +38,7 @@ func StreamShape(t Dtype, n int64) (threads int, ok bool) {
 	if k := streamPacksSetting; k == 1 || k == 2 {
 		per = int64(k)
 	}
-	th := max(64, pow2((packs+per-1)/per))
+	th := max(64, NextPow2((packs+per-1)/per))
 	if th > 1024 {
 		return 0, false
 	}
