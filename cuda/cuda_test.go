@@ -772,7 +772,8 @@ func TestGPUWide(t *testing.T) {
 // TestGPUOnce runs tier 1's one-row kernel (gpu.OnceOn) over rows of
 // three packs to the most its launch bound holds, rows that leave a block part
 // empty, softmax and log-softmax, with special values (its exact pass runs
-// after the other rows are stored) and a scale, against the reference.
+// after the other rows are stored) and a scale, with softmax and with
+// log-softmax, against the reference.
 func TestGPUOnce(t *testing.T) {
 	d := device(t)
 	if !tierKnobsSet() {
@@ -813,14 +814,17 @@ func TestGPUOnce(t *testing.T) {
 		if p := planAt(t, d, dt, []int{rows, n}, false, TierRows); p.names[0] != gpu.OnceKernel(dt) {
 			t.Errorf("%dx%d: kernel %s, want %s", rows, n, p.names[0], gpu.OnceKernel(dt))
 		}
-		for variant, name := range []string{"plain", "special", "logspecial", "log", "scale"} {
+		for variant, name := range []string{"plain", "special", "logspecial", "log", "scale", "logscale"} {
 			if testing.Short() && (i+variant)%2 != 0 {
 				continue
 			}
-			p := rowsProblem(rng, rows, n, []int{0, 5, 6, 0, 0}[variant])
-			p.spec.Log = p.spec.Log || variant == 3
-			if variant == 4 {
+			p := rowsProblem(rng, rows, n, []int{0, 5, 6, 0, 0, 0}[variant])
+			p.spec.Log = p.spec.Log || variant == 3 || variant == 5
+			switch variant {
+			case 4:
 				p.spec.Scale = 0.7
+			case 5: // fwd_row's log-softmax path for a scale other than 1
+				p.spec.Scale = 2.5
 			}
 			p.name += "/" + name
 			run(t, d, p, dt, TierRows)
