@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # h200-run.sh is the full run of issue 6 on the GPU machine: the benchmark
-# (ours, then PyTorch's), the `cu` suite but the split tier's tests, and
-# memcheck over its short form. Everything it writes goes into one archive,
+# (ours, then PyTorch's), then cuda-gpu-test.sh's suite and memcheck but the
+# split tier's tests, without racecheck. Everything it writes goes into one archive,
 # $OUT/run.tgz, since the device returns at most 8 files from $OUT (a run
 # that left its 16 files loose came back without its benchmark JSON:
 # docs/PERFORMANCE.md GPU entry 54). Build the binaries here first; xz
@@ -30,27 +30,16 @@ for f in "$bin"/softmax-bench.xz "$bin"/cuda.test.xz; do
 done
 chmod +x "$bin/softmax-bench" "$bin/cuda.test" || status=1
 
-step() { # name timeout command...: output to $work/name.log, rc and seconds to the summary
-	local name=$1 limit=$2
-	shift 2
-	local t0=$SECONDS
-	timeout "$limit" "$@" >"$work/$name.log" 2>&1
-	local rc=$?
-	[ $rc -ne 0 ] && status=1
-	echo "$name rc=$rc $((SECONDS - t0))s" >>"$work/summary.txt"
-}
-
 date -u >"$work/date.txt"
 nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.sm --format=csv >"$work/smi.txt" 2>&1
-step ours 240 "$bin/softmax-bench" -commit "$commit" -out "$work/ours.json"
-step torch 200 python3 "$repo/bench/torch_bench.py" --out "$work/torch.json"
-step suite 200 bash -c "cd '$repo/cuda' && '$bin/cuda.test' -test.count=1 -test.run TestGPU -test.skip TestGPUSplit"
-step memcheck 150 bash -c "cd '$repo/cuda' && compute-sanitizer --tool memcheck --error-exitcode 9 '$bin/cuda.test' -test.count=1 -test.run TestGPU -test.short -test.skip TestGPUSplit"
+timeout 240 "$bin/softmax-bench" -commit "$commit" -out "$work/ours.json" >"$work/ours.log" 2>&1 || status=1
+timeout 200 python3 "$repo/bench/torch_bench.py" --out "$work/torch.json" >"$work/torch.log" 2>&1 || status=1
+(cd "$repo/cuda" && GPU_TEST_SKIP=TestGPUSplit GPU_TEST_RACECHECK=0 bash "$repo/scripts/cuda-gpu-test.sh" "$work" >"$work/summary.txt" 2>&1) || status=1
 date -u >>"$work/date.txt"
 
 mkdir -p "$out"
 tar czf "$out/run.tgz" -C "$work" . || status=1
+tail -n 2 "$work/ours.log" "$work/torch.log"
 cat "$work/summary.txt"
-tail -n 3 "$work/ours.log" "$work/suite.log" "$work/memcheck.log" 2>/dev/null
 rm -rf "$work"
 exit $status
