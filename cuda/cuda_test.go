@@ -772,8 +772,7 @@ func TestGPUWide(t *testing.T) {
 // TestGPUOnce runs tier 1's one-row kernel (gpu.OnceOn) over rows of
 // three packs to the most its launch bound holds, rows that leave a block part
 // empty, softmax and log-softmax, with special values (its exact pass runs
-// after the other rows are stored) and a scale, with softmax and with
-// log-softmax, against the reference.
+// after the other rows are stored) and with a scale, against the reference.
 func TestGPUOnce(t *testing.T) {
 	d := device(t)
 	if !tierKnobsSet() {
