@@ -1,10 +1,10 @@
-// Probe, written in session 34 and not yet run: what a thread block cluster
+// Probe, written in session 34, run in session 35 (output: entry55-call1-bw7.txt): what a thread block cluster
 // launch costs against a plain one, the GPU's side only (launches queued
 // behind a 1 GiB memset, each between its own events), at tier 8's launch
 // shape for 1024x32000 float32 (4096 blocks of 256 threads, 32000 bytes of
 // dynamic shared memory). Question (GPU entry 54): tier 8's fixed cost is
 // 1.4-1.9 us above a read kernel's; how much of that is the cluster launch?
-//   nvcc -std=c++17 -O3 -gencode arch=compute_90,code=sm_90 -o bw7 untried-bw7-cluster-launch.cu
+//   nvcc -std=c++17 -O3 -gencode arch=compute_90,code=sm_90 -o bw7 entry55-bw7-cluster-launch.cu
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
