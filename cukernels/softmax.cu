@@ -126,11 +126,12 @@ extern "C" __global__ void __launch_bounds__(128, 3)
 #endif
 
 // Tier 1's one-row form of the float32 forward (fwd_rows_once, unmasked
-// rows of aligned packs, a group for every row: internal/gpu.OnceOn):
-// bounded to 40 registers, without spills, so 12 blocks of 128 threads
-// run per SM where fwd_rows' 64 leave 8. CUDA only.
+// rows of aligned packs, a group for every row, the scale in float32:
+// internal/gpu.OnceOn): bounded to 32 registers (4 bytes spilled, in the exact pass), so 16
+// blocks of 128 threads run per SM (the most) where fwd_rows' 64 leave 8.
+// CUDA only.
 #if !defined(__HIPCC__)
-extern "C" __global__ void __launch_bounds__(256, 6)
+extern "C" __global__ void __launch_bounds__(256, 8)
     softmax_fwd_once4_f32(const float *x, float *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {
 	fwd_rows_once<float, 4>(x, y, SM_VIEW(), (int)group);
 }

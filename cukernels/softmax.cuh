@@ -843,10 +843,37 @@ template <> __device__ __forceinline__ float row_log_sum<sm_half>(float s) { ret
 template <> __device__ __forceinline__ float row_log_sum<sm_bf16>(float s) { return __logf(s); }
 template <typename T> __device__ __forceinline__ double row_log_sum(double s) { return log(s); }
 
+// row_inv is 1/s for the one-row kernel's normal rows (fwd_row without
+// SCALED), whose sums lie in [RowBias::one, 1e30]. CUDA's float32 division
+// is an inline fast path and a call to a slow one, and the call's
+// convention alone spilled that kernel at 32 registers (docs/PERFORMANCE.md
+// GPU entry 54); __fdividef is within 2 ulp in that range, against the
+// float32 forward's 1e-5 relative tolerance. (In every fwd_row it moved
+// the other kernels' registers both ways, and spilled the masked cluster
+// kernels of the half types more: they keep the division.) HIP and float64
+// keep it too.
+__device__ __forceinline__ float row_inv(float s) {
+#if defined(__HIPCC__)
+	return 1.0f / s;
+#else
+	return __fdividef(1.0f, s);
+#endif
+}
+__device__ __forceinline__ double row_inv(double s) { return 1.0 / s; }
+
 // fwd_row finishes one row whose values this thread holds in val (masked
 // entries already -Inf): maximum, sum of exponentials (kept in val for
-// softmax), output. Every thread of the group calls it.
-template <typename T, int K>
+// softmax), output. Every thread of the group calls it. SCALED: log-softmax
+// with a scale other than 1 takes scale*(x - m) - log(s) with the log in
+// float64, as Num::logout does, and softmax divides by the sum. Without it
+// (the one-row kernel, whose 32 registers the float64 log and the
+// division's call would spill), row_inv, and the log all in the compute
+// type: for
+// float32 the product and the difference are each rounded once and logf
+// is within 1 ulp, so an output near 0, where scale*(x - m) is near log(s)
+// (at most log(columns) + 1), is off by well under the 1e-5 absolute
+// tolerance of log outputs, and any other by under 1e-6 relative.
+template <typename T, int K, bool SCALED = true>
 __device__ __forceinline__ void fwd_row(const T* x, T* y, const View& v, i64 row, bool valid, bool vec,
                                         const RowGroup& g, typename Num<T>::acc* val) {
 	typedef typename Num<T>::acc A;
@@ -873,7 +900,11 @@ __device__ __forceinline__ void fwd_row(const T* x, T* y, const View& v, i64 row
 	// not.
 	const bool exact = valid && !(s >= A(RowBias<T>::one) && s <= A(1e30));
 	if (valid && !exact) {
-		if (v.log && v.scale == 1.0) {
+		if (!SCALED && v.log) { // a scale of 1 multiplies exactly
+			const A ls = row_log_sum<T>(s * A(RowBias<T>::inv)), sc = A(v.scale);
+#pragma unroll
+			for (int i = 0; i < C; ++i) val[i] = (val[i] - m) * sc - ls;
+		} else if (v.log && v.scale == 1.0) {
 			const A ls = row_log_sum<T>(s * A(RowBias<T>::inv));
 #pragma unroll
 			for (int i = 0; i < C; ++i) val[i] = (val[i] - m) - ls;
@@ -882,7 +913,7 @@ __device__ __forceinline__ void fwd_row(const T* x, T* y, const View& v, i64 row
 #pragma unroll
 			for (int i = 0; i < C; ++i) val[i] = Num<T>::logout(val[i], m, v.scale, lsum);
 		} else {
-			const A r = A(1) / s;
+			const A r = SCALED ? A(1) / s : row_inv(s);
 #pragma unroll
 			for (int i = 0; i < C; ++i) val[i] *= r;
 		}
@@ -898,9 +929,10 @@ __device__ __forceinline__ void fwd_row(const T* x, T* y, const View& v, i64 row
 
 // fwd_rows_once is fwd_rows for a grid with a group for every row: each
 // group takes one row, with no loop and no row beyond the first, for rows
-// of whole aligned packs without mask or causal limit. Fewer registers
-// than fwd_rows (40 for float32 at K = 4 against 64), so more blocks per
-// SM (docs/PERFORMANCE.md GPU entry 52).
+// of whole aligned packs without mask or causal limit, and fwd_row's
+// scaled log-softmax in float32. Fewer registers than fwd_rows (32 for
+// float32 at K = 4 against 64), so more blocks per SM (docs/PERFORMANCE.md
+// GPU entries 52 and 54).
 template <typename T, int K>
 __device__ __forceinline__ void fwd_rows_once(const T* x, T* y, const View& v, int W) {
 	typedef typename Num<T>::acc A;
@@ -908,9 +940,22 @@ __device__ __forceinline__ void fwd_rows_once(const T* x, T* y, const View& v, i
 	const RowGroup g(W);
 	const i64 row = g.first;
 	const bool valid = row < v.rows;
+	constexpr int P = PackWidth<T, 64>::value;
+	const T* r = x + (valid ? row : v.rows - 1) * v.n;
+	Pack<T, P> pk[K];
+#pragma unroll
+	for (int p = 0; p < K; ++p) {
+		const int col = (p * g.W + g.lane) * P;
+		if (col < (int)v.n) pk[p] = *reinterpret_cast<const Pack<T, P>*>(r + col);
+	}
 	A val[C];
-	row_load<T, K>(x + row * v.n, (int)v.n, g, valid, true, -sm_inf<A>(), val);
-	fwd_row<T, K>(x, y, v, row, valid, true, g, val);
+#pragma unroll
+	for (int p = 0; p < K; ++p) {
+		const int col = (p * g.W + g.lane) * P;
+#pragma unroll
+		for (int j = 0; j < P; ++j) val[p * P + j] = col < (int)v.n ? Num<T>::in(pk[p].v[j]) : -sm_inf<A>();
+	}
+	fwd_row<T, K, false>(x, y, v, row, valid, true, g, val);
 }
 
 template <typename T, int K, bool MASKED, bool CLUSTER = false>

@@ -5,12 +5,17 @@ import "os"
 // Tier 1's one-row form (CUDA, cukernels/softmax.cuh fwd_rows_once): the
 // float32 forward at K = 4 for unmasked rows of whole aligned packs, on a
 // grid with a group for every row, so each group takes one row and no
-// loop. Bounded to 40 registers (launch bound 256 threads, 6 blocks per
-// SM) without spills, against fwd_rows' 64: 12 blocks of 128 threads per
-// SM instead of 8. On the H200 (docs/PERFORMANCE.md GPU entry 52) 8% faster
-// at 2048x2048, 1-4% at 2048x1024 and 65536x128, level at 32768x512 and
-// 16384x2048; groups of 256 threads (4096 columns) were not measured and
-// keep fwd_rows.
+// loop. Bounded to 32 registers (launch bound 256 threads, 8 blocks per
+// SM; 4 bytes spilled, in the exact pass only), against fwd_rows' 64: 16
+// blocks of 128 threads per SM, the most, instead of 8. It loads its four
+// packs from a clamped row index, each predicated on its column alone, so
+// that ptxas issues them into distinct registers back to back (an earlier
+// 32-register form serialized them and was 4-6% slower: GPU entry 54). On
+// the H200: 8% faster than fwd_rows at 2048x2048, 1-4% at 2048x1024 and
+// 65536x128, level at 32768x512 and 16384x2048 at 40 registers
+// (docs/PERFORMANCE.md GPU entry 52); at 32 another 0.3-1% at 65536x128
+// and 16384x2048, level at 32768x512 and 2048x2048 (entry 55). Groups
+// of 256 threads (4096 columns) were not measured and keep fwd_rows.
 
 // OnceMaxGroup is the largest group the one-row kernel takes by default:
 // 128 threads (2048 float32 columns), the longest rows measured.
