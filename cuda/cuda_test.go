@@ -796,7 +796,7 @@ func TestGPUOnce(t *testing.T) {
 		} {
 			params := layout.Params{Axis: -1, Scale: 1, Causal: c.causal}
 			p := planWith(t, d, c.dt, c.shape, params, c.bwd, TierAuto)
-			if got := p.names[0] == gpu.OnceKernel(Float32); got != c.once {
+			if got := p.names[0] == gpu.OnceKernelFor(Float32, p.group); got != c.once {
 				t.Errorf("%v %v causal %v bwd %v: kernel %s, one-row kernel wanted: %v", c.dt, c.shape, c.causal, c.bwd, p.names[0], c.once)
 			}
 		}
@@ -805,13 +805,18 @@ func TestGPUOnce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(33, 33))
 	dt := Float32
 	pk := 16 / dt.Size()
-	// From 3 packs: rows of 1 and 2 take K = 1 and 2 (gpu.RowsShape).
+	// From 3 packs: rows of 1 and 2 take K = 1 and 2 (gpu.RowsShape). Groups
+	// of 1, 2, 160 and 256 threads take the kernel of any group, 8 to 128
+	// their own (gpu.OnceGroups).
+	ran := map[string]bool{}
 	for i, packs := range []int{3, 4, 8, 31, 32, 33, 127, 128, 129, 255, 256, 511, 512, 513, 1000, 1024} {
 		n := packs * pk
 		rows := 5 + 3*(i%5) // blocks of 128 threads hold 4 to 64 rows: most are part empty
 		d.once = true
-		if p := planAt(t, d, dt, []int{rows, n}, false, TierRows); p.names[0] != gpu.OnceKernel(dt) {
-			t.Errorf("%dx%d: kernel %s, want %s", rows, n, p.names[0], gpu.OnceKernel(dt))
+		if p := planAt(t, d, dt, []int{rows, n}, false, TierRows); p.names[0] != gpu.OnceKernelFor(dt, p.group) {
+			t.Errorf("%dx%d: kernel %s, want %s", rows, n, p.names[0], gpu.OnceKernelFor(dt, p.group))
+		} else {
+			ran[p.names[0]] = true
 		}
 		for variant, name := range []string{"plain", "special", "logspecial", "log", "scale", "logscale"} {
 			if testing.Short() && (i+variant)%2 != 0 {
@@ -829,13 +834,20 @@ func TestGPUOnce(t *testing.T) {
 			run(t, d, p, dt, TierRows)
 		}
 	}
+	if !tierKnobsSet() {
+		for _, name := range append(gpu.OnceGroupKernels(dt), gpu.OnceKernel(dt)) {
+			if !ran[name] {
+				t.Errorf("%s did not run", name)
+			}
+		}
+	}
 }
 
 // tierKnobsSet says whether a tuning knob that changes tier 1's kernels or
 // grid, or tier 8's, is set, so that the tests checking plans against the
 // rules skip.
 func tierKnobsSet() bool {
-	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_ROWS_BLOCK", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_LSTREAM_PACKS", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_CGRID_LOG", "SOFTMAX_WIDE", "SOFTMAX_ONCE"} {
+	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_ROWS_BLOCK", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_LSTREAM_PACKS", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_CGRID_LOG", "SOFTMAX_WIDE", "SOFTMAX_ONCE", "SOFTMAX_ONCE_GROUPS"} {
 		if os.Getenv(k) != "" {
 			return true
 		}

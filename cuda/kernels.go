@@ -66,6 +66,7 @@ func kernelNames() []string {
 			}
 			if dir == "fwd" && gpu.OnceK(dt) > 0 {
 				names = append(names, gpu.OnceKernel(dt))
+				names = append(names, gpu.OnceGroupKernels(dt)...)
 			}
 			if dir == "bwd" && gpu.StreamKernels(dt) {
 				names = append(names, gpu.StreamKernel(dt), gpu.CGridLogKernel(dt))
@@ -641,6 +642,9 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		if once := d.kernels[gpu.OnceKernel(c.dt)]; once != nil && !packed && p.vec && want <= 1<<30 && threads <= once.maxThreads &&
 			(gpu.OnceOn(c.dt, c.bwd, keep, k, w) || d.once && !c.bwd && keep == gpu.KeepAll && k == gpu.OnceK(c.dt)) {
 			p.names[0] = once.name
+			if own := d.kernels[gpu.OnceKernelFor(c.dt, w)]; own != nil && threads <= own.maxThreads {
+				p.names[0] = own.name
+			}
 		}
 		// Other aligned rows take the pipelined kernel: a grid that fills
 		// the GPU once, each block walking its rows with the next one in

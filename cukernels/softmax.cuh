@@ -638,6 +638,29 @@ struct RowGroup {
 			stride = gridDim.x;
 		}
 	}
+	// RowGroup(w, Shifted{}) places groups as RowGroup(w) does, outside
+	// clusters, by shifts rather than the division by w: w is a power of two
+	// up to a warp, and a division is 20 instructions ahead of a kernel's
+	// first load. Tier 1's one-row kernel alone takes it: in every kernel
+	// it moved registers both ways and spilled four (docs/PERFORMANCE.md
+	// GPU entry 55).
+	struct Shifted {};
+	__device__ __forceinline__ RowGroup(int w, Shifted) : W(w), cluster(false), phase(0) {
+		if (w <= SM_WARP) {
+			const int s = 31 - __clz(w);
+			lane = threadIdx.x & (w - 1);
+			rows = blockDim.x >> s;
+			off = threadIdx.x >> s;
+			first = blockIdx.x * (i64)rows + off;
+			stride = gridDim.x * (i64)rows;
+		} else {
+			lane = threadIdx.x;
+			rows = 1;
+			off = 0;
+			first = blockIdx.x;
+			stride = gridDim.x;
+		}
+	}
 	// step is how far a group moves between its rows.
 	__device__ __forceinline__ i64 step() const { return stride; }
 	// reduce combines v over the group; every thread of the warp (W <=
@@ -937,7 +960,7 @@ template <typename T, int K>
 __device__ __forceinline__ void fwd_rows_once(const T* x, T* y, const View& v, int W) {
 	typedef typename Num<T>::acc A;
 	constexpr int C = K * PackWidth<T, 64>::value;
-	const RowGroup g(W);
+	const RowGroup g(W, RowGroup::Shifted{});
 	const i64 row = g.first;
 	const bool valid = row < v.rows;
 	constexpr int P = PackWidth<T, 64>::value;

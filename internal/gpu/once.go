@@ -1,6 +1,10 @@
 package gpu
 
-import "os"
+import (
+	"os"
+	"slices"
+	"strconv"
+)
 
 // Tier 1's one-row form (CUDA, cukernels/softmax.cuh fwd_rows_once): the
 // float32 forward at K = 4 for unmasked rows of whole aligned packs, on a
@@ -32,8 +36,44 @@ func OnceK(t Dtype) int {
 	return 0
 }
 
-// OnceKernel names t's one-row kernel.
+// OnceKernel names t's one-row kernel for groups of any size.
 func OnceKernel(t Dtype) string { return tierKernel("once", t, false, OnceK(t), "") }
+
+// OnceGroups are the group sizes with one-row kernels of their own, the
+// group a compile-time constant (cukernels/softmax.cu once4w{W}): rows of
+// 128 to 2048 float32 columns. Other groups (rows under 128 columns, or
+// between two of these) take OnceKernel's.
+var OnceGroups = []int{8, 16, 32, 64, 128}
+
+// OnceGroupKernels names every kernel of OnceGroups for t (none where t
+// has no one-row kernel), for loading.
+func OnceGroupKernels(t Dtype) []string {
+	if OnceK(t) == 0 {
+		return nil
+	}
+	names := make([]string, len(OnceGroups))
+	for i, w := range OnceGroups {
+		names[i] = onceGroupKernel(t, w)
+	}
+	return names
+}
+
+func onceGroupKernel(t Dtype, w int) string {
+	return tierKernel("once", t, false, OnceK(t), "w"+strconv.Itoa(w))
+}
+
+// OnceKernelFor names the one-row kernel tier 1 launches for groups of w
+// threads of t: w's own where OnceGroups has it, else OnceKernel's.
+// SOFTMAX_ONCE_GROUPS=0 keeps OnceKernel's for every group (a tuning knob
+// for benchmarks, read once at start).
+func OnceKernelFor(t Dtype, w int) string {
+	if onceGroupsSetting != "0" && slices.Contains(OnceGroups, w) {
+		return onceGroupKernel(t, w)
+	}
+	return OnceKernel(t)
+}
+
+var onceGroupsSetting = os.Getenv("SOFTMAX_ONCE_GROUPS")
 
 // OnceOn says whether tier 1 takes the one-row kernel for a forward
 // problem of t at k packs per thread in groups of w threads, whose packs

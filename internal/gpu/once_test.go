@@ -40,3 +40,30 @@ func TestOnceOn(t *testing.T) {
 		t.Error("bounds out of order")
 	}
 }
+
+// TestOnceKernelFor pins which groups take a one-row kernel of their own
+// (cukernels/softmax.cu defines each name).
+func TestOnceKernelFor(t *testing.T) {
+	defer func(s string) { onceGroupsSetting = s }(onceGroupsSetting)
+	onceGroupsSetting = ""
+	for w, want := range map[int]string{
+		1: "softmax_fwd_once4_f32", 4: "softmax_fwd_once4_f32",
+		8: "softmax_fwd_once4w8_f32", 16: "softmax_fwd_once4w16_f32", 32: "softmax_fwd_once4w32_f32",
+		64: "softmax_fwd_once4w64_f32", 96: "softmax_fwd_once4_f32", 128: "softmax_fwd_once4w128_f32",
+		256: "softmax_fwd_once4_f32",
+	} {
+		if got := OnceKernelFor(Float32, w); got != want {
+			t.Errorf("w %d: %s, want %s", w, got, want)
+		}
+	}
+	if got := OnceGroupKernels(Float32); len(got) != 5 || got[0] != "softmax_fwd_once4w8_f32" || got[4] != "softmax_fwd_once4w128_f32" {
+		t.Errorf("OnceGroupKernels: %v", got)
+	}
+	if got := OnceGroupKernels(Float64); got != nil {
+		t.Errorf("float64: %v", got)
+	}
+	onceGroupsSetting = "0"
+	if got := OnceKernelFor(Float32, 8); got != "softmax_fwd_once4_f32" {
+		t.Errorf("SOFTMAX_ONCE_GROUPS=0: %s", got)
+	}
+}
