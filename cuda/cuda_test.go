@@ -806,8 +806,8 @@ func TestGPUOnce(t *testing.T) {
 	dt := Float32
 	pk := 16 / dt.Size()
 	// From 3 packs: rows of 1 and 2 take K = 1 and 2 (gpu.RowsShape). Groups
-	// of 1, 2, 160 and 256 threads take the kernel of any group, 8 to 128
-	// their own (gpu.OnceGroups).
+	// of 1, 2, 128, 160 and 256 threads take the kernel of any group, 8 to
+	// 64 their own (gpu.OnceGroups).
 	ran := map[string]bool{}
 	for i, packs := range []int{3, 4, 8, 31, 32, 33, 127, 128, 129, 255, 256, 511, 512, 513, 1000, 1024} {
 		n := packs * pk

@@ -130,10 +130,10 @@ extern "C" __global__ void __launch_bounds__(128, 3)
 // internal/gpu.OnceOn): bounded to 32 registers (4 bytes spilled, in the
 // exact pass), so 16 blocks of 128 threads run per SM (the most) where
 // fwd_rows' 64 leave 8. once4w{W} fix the group at W threads
-// (internal/gpu.OnceGroups): the constant takes the group's shuffles,
-// offsets and shared memory paths out at compile time, 321 instructions
-// to a row's stores at W = 8 against 553 (the exact pass spills 40
-// bytes). CUDA only.
+// (internal/gpu.OnceGroups): the constant takes the group's shuffle loop,
+// the shared memory path past a warp and the division by W out at compile
+// time, 321 instructions to a row's stores at W = 8 against 553 (the
+// exact pass spills 12-40 bytes). CUDA only.
 #if !defined(__HIPCC__)
 extern "C" __global__ void __launch_bounds__(256, 8)
     softmax_fwd_once4_f32(const float *x, float *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {
@@ -148,7 +148,6 @@ SM_ONCE_GROUP(8)
 SM_ONCE_GROUP(16)
 SM_ONCE_GROUP(32)
 SM_ONCE_GROUP(64)
-SM_ONCE_GROUP(128)
 #endif
 
 // Tier 1 over a thread block cluster (sm_90; internal/gpu.ClusterKernel):

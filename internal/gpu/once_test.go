@@ -49,14 +49,14 @@ func TestOnceKernelFor(t *testing.T) {
 	for w, want := range map[int]string{
 		1: "softmax_fwd_once4_f32", 4: "softmax_fwd_once4_f32",
 		8: "softmax_fwd_once4w8_f32", 16: "softmax_fwd_once4w16_f32", 32: "softmax_fwd_once4w32_f32",
-		64: "softmax_fwd_once4w64_f32", 96: "softmax_fwd_once4_f32", 128: "softmax_fwd_once4w128_f32",
+		64: "softmax_fwd_once4w64_f32", 96: "softmax_fwd_once4_f32", 128: "softmax_fwd_once4_f32",
 		256: "softmax_fwd_once4_f32",
 	} {
 		if got := OnceKernelFor(Float32, w); got != want {
 			t.Errorf("w %d: %s, want %s", w, got, want)
 		}
 	}
-	if got := OnceGroupKernels(Float32); len(got) != 5 || got[0] != "softmax_fwd_once4w8_f32" || got[4] != "softmax_fwd_once4w128_f32" {
+	if got := OnceGroupKernels(Float32); len(got) != 4 || got[0] != "softmax_fwd_once4w8_f32" || got[3] != "softmax_fwd_once4w64_f32" {
 		t.Errorf("OnceGroupKernels: %v", got)
 	}
 	if got := OnceGroupKernels(Float64); got != nil {
