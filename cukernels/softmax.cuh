@@ -631,19 +631,15 @@ struct RowGroup {
 			first = blockIdx.x * (i64)rows + off;
 			stride = gridDim.x * (i64)rows;
 		} else {
-			lane = threadIdx.x;
-			rows = 1;
-			off = 0;
-			first = blockIdx.x;
-			stride = gridDim.x;
+			whole_block();
 		}
 	}
 	// RowGroup(w, Shifted{}) places groups as RowGroup(w) does, outside
 	// clusters, by shifts rather than the division by w: w is a power of two
-	// up to a warp, and a division is 20 instructions ahead of a kernel's
+	// up to a warp, and the division is 21 instructions ahead of a kernel's
 	// first load. Tier 1's one-row kernel alone takes it: in every kernel
-	// it moved registers both ways and spilled four (docs/PERFORMANCE.md
-	// GPU entry 55).
+	// it moved 50 kernels' registers both ways and spilled four of them
+	// (docs/PERFORMANCE.md GPU entry 55).
 	struct Shifted {};
 	__device__ __forceinline__ RowGroup(int w, Shifted) : W(w), cluster(false), phase(0) {
 		if (w <= SM_WARP) {
@@ -654,12 +650,16 @@ struct RowGroup {
 			first = blockIdx.x * (i64)rows + off;
 			stride = gridDim.x * (i64)rows;
 		} else {
-			lane = threadIdx.x;
-			rows = 1;
-			off = 0;
-			first = blockIdx.x;
-			stride = gridDim.x;
+			whole_block();
 		}
+	}
+	// whole_block places a group of a whole block: a row per block a step.
+	__device__ __forceinline__ void whole_block() {
+		lane = threadIdx.x;
+		rows = 1;
+		off = 0;
+		first = blockIdx.x;
+		stride = gridDim.x;
 	}
 	// step is how far a group moves between its rows.
 	__device__ __forceinline__ i64 step() const { return stride; }
