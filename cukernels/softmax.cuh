@@ -637,9 +637,9 @@ struct RowGroup {
 	// RowGroup(w, Shifted{}) places groups as RowGroup(w) does, outside
 	// clusters, by shifts rather than the division by w: w is a power of two
 	// up to a warp, and the division is 21 instructions ahead of a kernel's
-	// first load. Tier 1's one-row kernel alone takes it: in every kernel
-	// it moved 50 kernels' registers both ways and spilled four of them
-	// (docs/PERFORMANCE.md GPU entry 55).
+	// first load. Only tier 1's one-row kernel takes it: the same shifts in
+	// RowGroup(w) moved 50 kernels' registers both ways and spilled four of
+	// them (docs/PERFORMANCE.md GPU entry 55).
 	struct Shifted {};
 	__device__ __forceinline__ RowGroup(int w, Shifted) : W(w), cluster(false), phase(0) {
 		if (w <= SM_WARP) {
@@ -891,11 +891,11 @@ __device__ __forceinline__ double row_inv(double s) { return 1.0 / s; }
 // float64, as Num::logout does, and softmax divides by the sum. Without it
 // (the one-row kernel, whose 32 registers the float64 log and the
 // division's call would spill), row_inv, and the log all in the compute
-// type: for
-// float32 the product and the difference are each rounded once and logf
-// is within 1 ulp, so an output near 0, where scale*(x - m) is near log(s)
-// (at most log(columns) + 1), is off by well under the 1e-5 absolute
-// tolerance of log outputs, and any other by under 1e-6 relative.
+// type: for float32 the product and the difference are each rounded once
+// and logf is within 1 ulp, so an output near 0, where scale*(x - m) is
+// near log(s) (at most log(columns) + 1), is off by well under the 1e-5
+// absolute tolerance of log outputs, and any other by under 1e-6
+// relative.
 template <typename T, int K, bool SCALED = true>
 __device__ __forceinline__ void fwd_row(const T* x, T* y, const View& v, i64 row, bool valid, bool vec,
                                         const RowGroup& g, typename Num<T>::acc* val) {
@@ -964,6 +964,10 @@ __device__ __forceinline__ void fwd_rows_once(const T* x, T* y, const View& v, i
 	const i64 row = g.first;
 	const bool valid = row < v.rows;
 	constexpr int P = PackWidth<T, 64>::value;
+	// Not row_load: at 32 registers ptxas issued its loads one after another
+	// into the same registers. From a row clamped into range, each load
+	// predicated on its column alone, the four go out back to back (GPU
+	// entry 54); a group past the last row rereads it and stores nothing.
 	const T* r = x + (valid ? row : v.rows - 1) * v.n;
 	Pack<T, P> pk[K];
 #pragma unroll

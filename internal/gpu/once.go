@@ -42,9 +42,9 @@ func OnceKernel(t Dtype) string { return tierKernel("once", t, false, OnceK(t), 
 // OnceGroups are the group sizes with one-row kernels of their own, the
 // group a compile-time constant (cukernels/softmax.cu once4w{W}): rows of
 // 128 to 1024 float32 columns. On the H200 1.5-2.7% faster than the kernel
-// of any group at 65536x128, 16384x256, 32768x512 and 8192x1024 (docs/PERFORMANCE.md
-// GPU entry 55); a group of 128 was 1% slower at 16384x2048 and is left
-// out. Other groups take OnceKernel's.
+// of any group at 65536x128, 16384x256, 32768x512 and 8192x1024
+// (docs/PERFORMANCE.md GPU entry 55); a group of 128 was 1% slower at
+// 16384x2048 and is left out. Other groups take OnceKernel's.
 var OnceGroups = []int{8, 16, 32, 64}
 
 // OnceGroupKernels names every kernel of OnceGroups for t (none where t
