@@ -172,10 +172,14 @@ var splitPiecesSetting = os.Getenv("SOFTMAX_SPLIT_PIECES")
 // 5-7.5% faster, masked 5-13%; 4x33554432 the half types 3-4.5% faster,
 // float32 0-0.4% (against pieces); but masked 4x33554432 2% slower for
 // bfloat16 and 0.4% for float32 (float16 0.4% faster), where L2 holds a
-// sixth of the rows' data and mask bytes. So masked rows take it only
-// where the rows' data and mask bytes are at most splitFusedMaskedL2
-// times L2. SOFTMAX_SPLIT_FUSED=1 takes it wherever it can run, 0 never
-// (a tuning knob for benchmarks and tests, read once at start).
+// sixth of the rows' data and mask bytes. Masked rows of whole packs now
+// read keep bits in the write pass, not the mask (gpu.SplitBits), and on
+// them the fused kernel ran masked 4x33554432 5.5% (float32) and 6.3-7%
+// (the half types) faster than the two kernels (GPU entry 56); other
+// masked rows take it only where the rows' data and mask bytes are at
+// most splitFusedMaskedL2 times L2. SOFTMAX_SPLIT_FUSED=1 takes it
+// wherever it can run, 0 never (a tuning knob for benchmarks and tests,
+// read once at start).
 func (d *Device) splitFused(c *call, p plan) bool {
 	if c.bwd || !d.coop || splitFusedSetting == "0" {
 		return false
@@ -184,7 +188,7 @@ func (d *Device) splitFused(c *call, p plan) bool {
 		!d.coopFits(c, p, d.kernel(c, "split_fused")) {
 		return false
 	}
-	if splitFusedSetting == "1" || c.mask == 0 {
+	if splitFusedSetting == "1" || c.mask == 0 || p.vec {
 		return true
 	}
 	elems := int64(c.v.Outer) * int64(c.v.N)
@@ -781,6 +785,9 @@ func (d *Device) makePlan(c *call) (plan, error) {
 			// The fused kernel: the Parts, then at the next 128 bytes
 			// each row's queues, a 128-byte line each.
 			p.work = gpu.CeilDiv(rows*p.splits*part, 128)*128 + rows*splitQueues*128
+		}
+		if !c.bwd && c.mask != 0 && p.vec {
+			p.work = gpu.SplitBits(p.work, rows, n)
 		}
 	case TierGrid:
 		g, _ := d.gridShape(c)

@@ -711,7 +711,7 @@ __device__ __forceinline__ void write_packs(const T* xr, T* yr, const View& v, c
 		} else if (w.bk < ck.pkept) {
 			LongPacks<T, P, U, false> s;
 			s.load(xr, w);
-			s.keep(ck, w);
+			keep_step(s, ck, w);
 			write_step<T, P, U, MODE>(s, yr, w, v, f, c);
 		} else {
 			fill_step<T, P>(yr, w, masked);
@@ -727,14 +727,15 @@ __device__ __forceinline__ void write_packs(const T* xr, T* yr, const View& v, c
 // entry 31). head = 0: no marks.
 template <typename T>
 __device__ __forceinline__ void tiles_stats_head(const T* xr, const View& v, i64 mrow, i64 kept, i64 b, i64 splits,
-                                                 bool vec, i64 head, Stats<typename Num<T>::acc>& st) {
+                                                 bool vec, i64 head, unsigned char* bits,
+                                                 Stats<typename Num<T>::acc>& st) {
 	constexpr int P = PackWidth<T, 16>::value, U = LongUnroll<T>::fwd;
 	if (!vec || head <= 0) {
-		tiles_stats<T>(xr, v, mrow, kept, b, splits, vec, st);
+		tiles_stats<T>(xr, v, mrow, kept, b, splits, vec, bits, st);
 		return;
 	}
 	const i64 span = (i64)U * blockDim.x;
-	const LongKeep ck = long_keep<P>(v, mrow, kept, 0, v.n);
+	const LongKeep ck = long_keep_bits<P>(v, mrow, kept, 0, v.n, bits);
 	LongTiles<U> w(b * span, v.n / P, splits * span);
 	for (; w.bk < head && w.full(ck.pfull); w.next()) {
 		LongPacks<T, P, U, true> s;
@@ -763,12 +764,14 @@ __device__ __forceinline__ void fwd_split_fused(const T* x, T* y, const View& v,
 	constexpr int P = PackWidth<T, 16>::value, U = LongUnroll<T>::fwd;
 	const i64 row = blockIdx.y, b = blockIdx.x;
 	const i64 kept = v.kept(row), mrow = v.mask ? v.mask_row(row) : 0;
-	Stats<A> st = stats_init<A>();
-	if (HEAD) tiles_stats_head<T>(x + row * v.n, v, mrow, kept, b, splits, vec, head, st);
-	else tiles_stats<T>(x + row * v.n, v, mrow, kept, b, splits, vec, st);
-	st = block_reduce(st, MergeOp<T>{v.ex}, stats_init<A>());
 	constexpr unsigned Q = LongQueue<U>::queues, L = LongQueue<U>::line;
-	unsigned* queues = reinterpret_cast<unsigned*>(work) + (gridDim.y * splits * sizeof(Part) + 127) / 128 * 32 + row * Q * L;
+	const i64 qbase = (gridDim.y * splits * sizeof(Part) + 127) / 128 * 32; // words
+	unsigned* queues = reinterpret_cast<unsigned*>(work) + qbase + row * Q * L;
+	unsigned char* bits = split_bits(work, 4 * (qbase + (i64)gridDim.y * Q * L), v, vec, row);
+	Stats<A> st = stats_init<A>();
+	if (HEAD) tiles_stats_head<T>(x + row * v.n, v, mrow, kept, b, splits, vec, head, bits, st);
+	else tiles_stats<T>(x + row * v.n, v, mrow, kept, b, splits, vec, bits, st);
+	st = block_reduce(st, MergeOp<T>{v.ex}, stats_init<A>());
 	if (b == 0 && threadIdx.x < Q) queues[threadIdx.x * L] = 0;
 	const GridMeet meet{work + row * splits, sync + 2 * row, (unsigned)splits};
 	meet.publish(Part{(double)st.m, (double)st.s, st.nan, st.infs}, b);
@@ -780,7 +783,9 @@ __device__ __forceinline__ void fwd_split_fused(const T* x, T* y, const View& v,
 	const T* xr = x + row * v.n;
 	T* yr = y + row * v.n;
 	const i64 warp = b * (blockDim.x / 32) + threadIdx.x / 32; // in the row
-	if (vec) write_chunk<T, P>(xr, yr, v, long_keep<P>(v, mrow, kept, 0, v.n), LongQueue<U>(queues, warp, v.n / P), f);
+	if (vec)
+		write_chunk<T, P>(xr, yr, v, long_keep_bits<P>(v, mrow, kept, 0, v.n, bits), LongQueue<U>(queues, warp, v.n / P),
+		                  f);
 	else write_chunk<T, 1>(xr, yr, v, long_keep<1>(v, mrow, kept, 0, v.n), LongQueue<U>(queues, warp, v.n), f);
 }
 

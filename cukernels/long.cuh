@@ -51,6 +51,10 @@ struct LongKeep {
 	i64 pfull; // packs [plo, pfull) are kept whole (no mask, below the causal limit)
 	i64 pkept; // packs [pkept, phi) keep nothing (past the causal limit)
 	bool mvec; // a pack's mask bytes are one aligned word (mstride 1)
+	// bits: the row's keep bits (split_bits), or nullptr. The statistics
+	// pass writes them (stats_packs), the write pass reads them in place
+	// of the mask and the causal limit (write_packs).
+	unsigned char* bits;
 };
 
 // long_keep is the LongKeep of columns [lo, hi) (multiples of P, or P is
@@ -65,6 +69,17 @@ __device__ __forceinline__ LongKeep long_keep(const View& v, i64 mrow, i64 kept,
 	c.pfull = v.mask == nullptr ? k / P : lo / P;
 	c.pkept = (k + P - 1) / P;
 	c.mvec = P > 1 && v.mask != nullptr && v.mstride == 1 && reinterpret_cast<size_t>(c.mask) % P == 0;
+	c.bits = nullptr;
+	return c;
+}
+
+// long_keep_bits is long_keep with the row's keep bits: bits, where P > 1
+// and the row has a mask, else none.
+template <int P>
+__device__ __forceinline__ LongKeep long_keep_bits(const View& v, i64 mrow, i64 kept, i64 lo, i64 hi,
+                                                   unsigned char* bits) {
+	LongKeep c = long_keep<P>(v, mrow, kept, lo, hi);
+	if (P > 1 && v.mask != nullptr) c.bits = bits;
 	return c;
 }
 
@@ -241,6 +256,53 @@ template <typename T, int P, int U, bool ALL> struct LongPacks {
 	}
 };
 
+// A row's keep bits: bit c (bit c % 8 of byte c / 8) says whether the
+// row keeps column c. A byte holds the bits of 8/P packs, which a step
+// gives to neighbouring lanes (steps start on multiples of 32 packs, and
+// lanes take consecutive packs), so a pack's bits sit at P*(t % (8/P)).
+// Past the statistics pass's steps nothing is written or read: the write
+// pass fills those packs without looking (pkept).
+template <typename T, int P, int U, bool ALL>
+__device__ __forceinline__ void put_bits(const LongPacks<T, P, U, ALL>& s, unsigned char* bits, const LongWalk<U>& w) {
+	static_assert(P == 2 || P == 4 || P == 8, "a byte holds whole packs");
+	constexpr int L = 8 / P;
+	const int left = w.left(), at = P * (w.t % L);
+#pragma unroll
+	for (int u = 0; u < U; ++u) {
+		unsigned b = s.kb[u] << at;
+#pragma unroll
+		for (int d = 1; d < L; d *= 2) b |= sm_shfl_xor(b, d, L);
+		if (at == 0 && w.off(u) < left) bits[(w.bk + w.off(u)) / L] = (unsigned char)b;
+	}
+}
+
+// keep_bits sets s.kb from the row's keep bits, as keep would: a step's
+// bytes are all read before any is used.
+template <typename T, int P, int U>
+__device__ __forceinline__ void keep_bits(LongPacks<T, P, U, false>& s, const unsigned char* bits, const LongWalk<U>& w) {
+	static_assert(P == 2 || P == 4 || P == 8, "a byte holds whole packs");
+	constexpr int L = 8 / P;
+	const int left = w.left(), at = P * (w.t % L);
+	unsigned by[U];
+#pragma unroll
+	for (int u = 0; u < U; ++u) by[u] = w.off(u) < left ? bits[(w.bk + w.off(u)) / L] : 0u;
+#pragma unroll
+	for (int u = 0; u < U; ++u) s.kb[u] = by[u] >> at & ((1u << P) - 1u);
+}
+
+// keep_step sets s.kb for the write pass: from the keep bits where the
+// row has them, else from the mask and the causal limit.
+template <typename T, int P, int U>
+__device__ __forceinline__ void keep_step(LongPacks<T, P, U, false>& s, const LongKeep& c, const LongWalk<U>& w) {
+	if constexpr (P > 1) {
+		if (c.bits != nullptr) {
+			keep_bits(s, c.bits, w);
+			return;
+		}
+	}
+	s.keep(c, w);
+}
+
 // long_fill writes o to this thread's packs of [first, phi) of p.
 template <typename T, int P>
 __device__ __forceinline__ void long_fill(T* p, i64 first, i64 phi, const Pack<T, P>& o) {
@@ -339,6 +401,9 @@ __device__ __forceinline__ void stats_packs(const T* xr, const View& v, const Lo
 		LongPacks<T, P, U, false> s;
 		s.load(xr, w);
 		s.keep(ck, w);
+		if constexpr (P > 1) {
+			if (ck.bits != nullptr) put_bits(s, ck.bits, w);
+		}
 		step_stats(st, s, v.ex);
 	}
 }
@@ -354,12 +419,15 @@ __device__ __forceinline__ void chunk_stats(const T* xr, const View& v, i64 mrow
 }
 
 // tiles_stats folds block b's steps of a row (LongTiles) into st.
+// bits: the row's keep bits to write (split_bits), or nullptr.
 template <typename T>
 __device__ __forceinline__ void tiles_stats(const T* xr, const View& v, i64 mrow, i64 kept, i64 b, i64 splits,
-                                            bool vec, Stats<typename Num<T>::acc>& st) {
+                                            bool vec, unsigned char* bits, Stats<typename Num<T>::acc>& st) {
 	constexpr int P = PackWidth<T, 16>::value, U = LongUnroll<T>::fwd;
 	const i64 span = (i64)U * blockDim.x;
-	if (vec) stats_packs<T, P>(xr, v, long_keep<P>(v, mrow, kept, 0, v.n), LongTiles<U>(b * span, v.n / P, splits * span), st);
+	if (vec)
+		stats_packs<T, P>(xr, v, long_keep_bits<P>(v, mrow, kept, 0, v.n, bits),
+		                  LongTiles<U>(b * span, v.n / P, splits * span), st);
 	else stats_packs<T, 1>(xr, v, long_keep<1>(v, mrow, kept, 0, v.n), LongTiles<U>(b * span, v.n, splits * span), st);
 }
 
@@ -412,7 +480,7 @@ __device__ __forceinline__ void write_packs(const T* xr, T* yr, const View& v, c
 	for (; w.bk < ck.pkept; w.next()) {
 		LongPacks<T, P, U, false> s;
 		s.load(xr, w);
-		s.keep(ck, w);
+		keep_step(s, ck, w);
 		write_step<T, P, U, MODE>(s, yr, w, v, f, c);
 	}
 	fill_rest<T, P>(yr, w, long_pack_of<T, P>(v.log ? -sm_inf<A>() : A(0)));
@@ -438,21 +506,24 @@ __device__ __forceinline__ void write_chunk(const T* xr, T* yr, const View& v, c
 	}
 }
 
+// bits: the row's keep bits to read (split_bits), or nullptr.
 template <typename T>
 __device__ __forceinline__ void chunk_write(const T* xr, T* yr, const View& v, i64 mrow, i64 kept, i64 lo, i64 hi,
-                                            bool vec, const Fin<typename Num<T>::acc>& f) {
+                                            bool vec, const Fin<typename Num<T>::acc>& f, unsigned char* bits = nullptr) {
 	constexpr int P = PackWidth<T, 16>::value, U = LongUnroll<T>::fwd;
-	if (vec) write_chunk<T, P>(xr, yr, v, long_keep<P>(v, mrow, kept, lo, hi), LongWalk<U>(lo / P, hi / P), f);
+	if (vec) write_chunk<T, P>(xr, yr, v, long_keep_bits<P>(v, mrow, kept, lo, hi, bits), LongWalk<U>(lo / P, hi / P), f);
 	else write_chunk<T, 1>(xr, yr, v, long_keep<1>(v, mrow, kept, lo, hi), LongWalk<U>(lo, hi), f);
 }
 
 // tiles_write writes block b's steps of a row (tiles_stats' steps).
 template <typename T>
 __device__ __forceinline__ void tiles_write(const T* xr, T* yr, const View& v, i64 mrow, i64 kept, i64 b, i64 splits,
-                                            bool vec, const Fin<typename Num<T>::acc>& f) {
+                                            bool vec, unsigned char* bits, const Fin<typename Num<T>::acc>& f) {
 	constexpr int P = PackWidth<T, 16>::value, U = LongUnroll<T>::fwd;
 	const i64 span = (i64)U * blockDim.x;
-	if (vec) write_chunk<T, P>(xr, yr, v, long_keep<P>(v, mrow, kept, 0, v.n), LongTiles<U>(b * span, v.n / P, splits * span), f);
+	if (vec)
+		write_chunk<T, P>(xr, yr, v, long_keep_bits<P>(v, mrow, kept, 0, v.n, bits),
+		                  LongTiles<U>(b * span, v.n / P, splits * span), f);
 	else write_chunk<T, 1>(xr, yr, v, long_keep<1>(v, mrow, kept, 0, v.n), LongTiles<U>(b * span, v.n, splits * span), f);
 }
 
@@ -708,13 +779,33 @@ __device__ __forceinline__ unsigned* split_counter(const Part* work, const View&
 	return const_cast<unsigned*>(reinterpret_cast<const unsigned*>(work + v.rows * splits));
 }
 
+// split_bits is the row's keep bits for a forward split over masked rows
+// of whole packs (vec), else nullptr: the statistics pass writes a bit a
+// column, the write pass reads it where it would read the mask's byte
+// again (docs/PERFORMANCE.md, GPU entry 56). They follow the workspace's
+// first `before` bytes (the Parts, the fused kernel's queues), from the
+// next 128-byte line, a run of whole lines a row; gpu.SplitBits sizes
+// them on the Go side.
+__device__ __forceinline__ unsigned char* split_bits(const void* work, i64 before, const View& v, bool vec, i64 row) {
+	if (!vec || v.mask == nullptr) return nullptr;
+	const i64 line = 128, stride = ((v.n + 7) / 8 + line - 1) / line * line;
+	return const_cast<unsigned char*>(static_cast<const unsigned char*>(work)) + (before + line - 1) / line * line +
+	       row * stride;
+}
+// split_bits_before is the workspace bytes before the keep bits of the
+// two-kernel split (the Parts and the pieces counter's slot).
+__device__ __forceinline__ i64 split_bits_before(const View& v, i64 splits) {
+	return (v.rows * splits + 1) * (i64)sizeof(Part);
+}
+
 template <typename T>
 __device__ __forceinline__ void fwd_split_stats(const T* x, const View& v, bool vec, Part* work, i64 splits) {
 	typedef typename Num<T>::acc A;
 	const i64 row = blockIdx.y, b = blockIdx.x;
 	const i64 kept = v.kept(row), mrow = v.mask ? v.mask_row(row) : 0;
 	Stats<A> st = stats_init<A>();
-	tiles_stats<T>(x + row * v.n, v, mrow, kept, b, splits, vec, st);
+	tiles_stats<T>(x + row * v.n, v, mrow, kept, b, splits, vec,
+	               split_bits(work, split_bits_before(v, splits), v, vec, row), st);
 	st = block_reduce(st, MergeOp<T>{v.ex}, stats_init<A>());
 	if (threadIdx.x == 0) work[row * splits + b] = Part{(double)st.m, (double)st.s, st.nan, st.infs};
 	// The pieces kernel, which may run after this one, hands out pieces
@@ -754,7 +845,8 @@ __device__ __forceinline__ void fwd_split_apply(const T* x, T* y, const View& v,
 	const Stats<A> st = row_parts<T>(v, work + row * splits, splits);
 	Fin<A> f = finish(st);
 	set_sum(f, st.s, v.log);
-	tiles_write<T>(x + row * v.n, y + row * v.n, v, mrow, kept, b, splits, vec, f);
+	tiles_write<T>(x + row * v.n, y + row * v.n, v, mrow, kept, b, splits, vec,
+	               split_bits(work, split_bits_before(v, splits), v, vec, row), f);
 }
 
 // fwd_split_pieces is fwd_split_apply over pieces rather than each
@@ -787,7 +879,8 @@ __device__ __forceinline__ void fwd_split_pieces(const T* x, T* y, const View& v
 		}
 		const i64 lo = (i64)(p % per_row) * piece, hi = lo + piece < v.n ? lo + piece : v.n;
 		const i64 kept = v.kept(row), mrow = v.mask ? v.mask_row(row) : 0;
-		chunk_write<T>(x + (i64)row * v.n, y + (i64)row * v.n, v, mrow, kept, lo, hi, vec, f);
+		chunk_write<T>(x + (i64)row * v.n, y + (i64)row * v.n, v, mrow, kept, lo, hi, vec, f,
+		               split_bits(work, split_bits_before(v, splits), v, vec, row));
 	}
 }
 

@@ -199,6 +199,9 @@ func (d *Device) makePlan(c *call) (plan, error) {
 			part = 8 // sizeof(GradPart)
 		}
 		p.work = (rows*p.splits + 1) * part // and the slot of CUDA's pieces counter, which the shared statistics kernel zeroes
+		if !c.bwd && c.mask != 0 && p.vec {
+			p.work = gpu.SplitBits(p.work, rows, n)
+		}
 	case TierInner:
 		p.names = []string{d.kernel(c, "inner").name}
 		p.threads = innerThreads

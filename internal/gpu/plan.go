@@ -19,6 +19,17 @@ func NextPow2(n int64) int64 {
 	return 1 << bits.Len64(uint64(n-1))
 }
 
+// SplitBits is the workspace a forward split over masked rows of whole
+// packs takes: its first `before` bytes (the Parts, and the fused kernel's
+// queues), then from the next 128-byte line each row's keep bits, a bit a
+// column in whole lines (cukernels/long.cuh, split_bits). The statistics
+// pass writes them and the write pass reads them where it would read the
+// mask again: an eighth of the mask's bytes.
+func SplitBits(before, rows, n int64) int64 {
+	const line = 128
+	return CeilDiv(before, line)*line + rows*CeilDiv(CeilDiv(n, 8), line)*line
+}
+
 // RowThreads is the block of tiers 2 and 3 (one block a row) for rows of
 // cols columns: about 8 columns a thread, a power of two from 128 to 1024.
 func RowThreads(cols int64) int {

@@ -22,6 +22,18 @@ func TestPlanArithmetic(t *testing.T) {
 			t.Errorf("RowThreads(%d) = %d, want %d", c.cols, got, c.want)
 		}
 	}
+	// The bits start on the 128-byte line after `before`; a row's run is
+	// whole lines of a bit a column.
+	for _, c := range []struct{ before, rows, n, want int64 }{
+		{0, 1, 1, 128},
+		{100, 4, 1000, 128 + 4*128},
+		{128, 3, 1025, 128 + 3*256},
+		{4*8388608/2048*32 + 4*32*128, 4, 8388608, 4*8388608/2048*32 + 4*32*128 + 4*1048576},
+	} {
+		if got := SplitBits(c.before, c.rows, c.n); got != c.want {
+			t.Errorf("SplitBits(%d, %d, %d) = %d, want %d", c.before, c.rows, c.n, got, c.want)
+		}
+	}
 	if got := CachedBytes(Float16, 1000, false); got != 2000 {
 		t.Errorf("CachedBytes float16 forward: %d", got)
 	}
