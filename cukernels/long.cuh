@@ -239,11 +239,10 @@ template <typename T, int P, int U, bool ALL> struct LongPacks {
 			const int o = w.off(u) * P, rem = rem0 - o;
 			unsigned b = w.off(u) >= left ? 0u : rem >= P ? fullbits : rem > 0 ? (1u << rem) - 1u : 0u;
 			if (m != nullptr && b != 0) {
-				if (c.mvec) {
-#pragma unroll
-					for (int j = 0; j < P; ++j)
-						if (((mw[u] >> (8 * j)) & 0xff) == 0) b &= ~(1u << j);
-				} else { // one byte at a time (rolled: the 64-bit offsets of every
+				if constexpr (P > 1) {
+					if (c.mvec) b &= mask_bits<P>(mw[u]);
+				}
+				if (!c.mvec) { // one byte at a time (rolled: the 64-bit offsets of every
 					 // element of the step would otherwise be kept across steps)
 					const unsigned char* mp = m + (i64)o * c.mstride;
 #pragma unroll 1

@@ -726,6 +726,22 @@ template <> struct MaskWord<2> { typedef unsigned short type; };
 template <> struct MaskWord<4> { typedef unsigned int type; };
 template <> struct MaskWord<8> { typedef unsigned long long type; };
 
+// mask_bits is which bytes of the mask word w are nonzero (bit j: byte j),
+// in six integer instructions a four bytes rather than three a byte: bit 7
+// of each byte is set where its low seven bits are not all zero (adding
+// 0x7f carries into bit 7, never past it) or where it was set; a multiply
+// then gathers the four bit 7s into bits 24-27, whose products land on
+// distinct bits.
+__device__ __forceinline__ unsigned mask_bits4(unsigned w) {
+	const unsigned t = (((w & 0x7f7f7f7fu) + 0x7f7f7f7fu) | w) & 0x80808080u;
+	return (t >> 7) * 0x01020408u >> 24;
+}
+template <int P, typename W> __device__ __forceinline__ unsigned mask_bits(W w) {
+	static_assert(P == 2 || P == 4 || P == 8, "a pack of 2, 4 or 8 mask bytes");
+	if constexpr (P == 8) return mask_bits4((unsigned)w) | mask_bits4((unsigned)(w >> 32)) << 4;
+	else return mask_bits4((unsigned)w);
+}
+
 // mask_cut keeps, of the mask word w of the pack that starts at column
 // col < lim, the bytes of the columns below lim: the pack a causal limit
 // cuts keeps only its columns before the limit.
