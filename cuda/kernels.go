@@ -174,7 +174,7 @@ var splitPiecesSetting = os.Getenv("SOFTMAX_SPLIT_PIECES")
 // bfloat16 and 0.4% for float32 (float16 0.4% faster), where L2 holds a
 // sixth of the rows' data and mask bytes. Masked rows of whole packs now
 // read keep bits in the write pass, not the mask (gpu.SplitBits), and on
-// them the fused kernel ran masked 4x33554432 5.5% (float32) and 6.3-7%
+// them the fused kernel ran masked 4x33554432 5.5% (float32) and 6.3-7.3%
 // (the half types) faster than the two kernels (GPU entry 56); other
 // masked rows take it only where the rows' data and mask bytes are at
 // most splitFusedMaskedL2 times L2. SOFTMAX_SPLIT_FUSED=1 takes it
