@@ -791,10 +791,11 @@ __device__ __forceinline__ unsigned char* split_bits(const void* work, i64 befor
 	return const_cast<unsigned char*>(static_cast<const unsigned char*>(work)) + (before + line - 1) / line * line +
 	       row * stride;
 }
-// split_bits_before is the workspace bytes before the keep bits of the
-// two-kernel split (the Parts and the pieces counter's slot).
-__device__ __forceinline__ i64 split_bits_before(const View& v, i64 splits) {
-	return (v.rows * splits + 1) * (i64)sizeof(Part);
+// two_kernel_bits is split_bits for the two-kernel split, whose bits
+// follow the Parts and the pieces counter's slot.
+__device__ __forceinline__ unsigned char* two_kernel_bits(const Part* work, const View& v, i64 splits, bool vec,
+                                                          i64 row) {
+	return split_bits(work, (v.rows * splits + 1) * (i64)sizeof(Part), v, vec, row);
 }
 
 template <typename T>
@@ -803,8 +804,7 @@ __device__ __forceinline__ void fwd_split_stats(const T* x, const View& v, bool 
 	const i64 row = blockIdx.y, b = blockIdx.x;
 	const i64 kept = v.kept(row), mrow = v.mask ? v.mask_row(row) : 0;
 	Stats<A> st = stats_init<A>();
-	tiles_stats<T>(x + row * v.n, v, mrow, kept, b, splits, vec,
-	               split_bits(work, split_bits_before(v, splits), v, vec, row), st);
+	tiles_stats<T>(x + row * v.n, v, mrow, kept, b, splits, vec, two_kernel_bits(work, v, splits, vec, row), st);
 	st = block_reduce(st, MergeOp<T>{v.ex}, stats_init<A>());
 	if (threadIdx.x == 0) work[row * splits + b] = Part{(double)st.m, (double)st.s, st.nan, st.infs};
 	// The pieces kernel, which may run after this one, hands out pieces
@@ -845,7 +845,7 @@ __device__ __forceinline__ void fwd_split_apply(const T* x, T* y, const View& v,
 	Fin<A> f = finish(st);
 	set_sum(f, st.s, v.log);
 	tiles_write<T>(x + row * v.n, y + row * v.n, v, mrow, kept, b, splits, vec,
-	               split_bits(work, split_bits_before(v, splits), v, vec, row), f);
+	               two_kernel_bits(work, v, splits, vec, row), f);
 }
 
 // fwd_split_pieces is fwd_split_apply over pieces rather than each
@@ -879,7 +879,7 @@ __device__ __forceinline__ void fwd_split_pieces(const T* x, T* y, const View& v
 		const i64 lo = (i64)(p % per_row) * piece, hi = lo + piece < v.n ? lo + piece : v.n;
 		const i64 kept = v.kept(row), mrow = v.mask ? v.mask_row(row) : 0;
 		chunk_write<T>(x + (i64)row * v.n, y + (i64)row * v.n, v, mrow, kept, lo, hi, vec, f,
-		               split_bits(work, split_bits_before(v, splits), v, vec, row));
+		               two_kernel_bits(work, v, splits, vec, row));
 	}
 }
 
