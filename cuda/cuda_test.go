@@ -283,7 +283,10 @@ func randomProblem(rng *rand.Rand, masked bool) reference.Problem {
 // rowsProblem is rows x n over the last axis with a variant: 0 plain,
 // 1 full mask with a fully masked row, 2 broadcast column mask, 3 causal,
 // 4 causal and mask, 5 special values (NaN, +Inf, -Inf rows), 6 log
-// softmax with scale and special values, 7 causal with the limit mid-row.
+// softmax with scale and special values, 7 causal with the limit mid-row,
+// 8 full mask with special values where it masks (NaN, +Inf and -Inf in
+// every row, which must change nothing) and where it keeps (+Inf, -Inf or
+// NaN, by row).
 func rowsProblem(rng *rand.Rand, rows, n, variant int) problem {
 	p := problem{name: fmt.Sprintf("rows%dx%d/v%d", rows, n, variant), axis: -1,
 		spec: reference.Spec{Shape: []int{rows, n}, Axis: 1, Scale: 1}}
@@ -335,6 +338,29 @@ func rowsProblem(rng *rand.Rand, rows, n, variant int) problem {
 		}
 		if variant == 6 {
 			p.spec.Log, p.spec.Scale = true, 0.3
+		}
+	case 8:
+		fullMask()
+		for r := range rows {
+			row, keep := p.x[r*n:(r+1)*n], p.spec.Mask[r*n:(r+1)*n]
+			// at is a column from a random start that the mask keeps (or
+			// masks), -1 if the row has none.
+			at := func(kept bool) int {
+				for i, k0 := 0, rng.IntN(n); i < n; i++ {
+					if k := (k0 + i) % n; keep[k] == kept {
+						return k
+					}
+				}
+				return -1
+			}
+			for _, x := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+				if k := at(false); k >= 0 {
+					row[k] = x
+				}
+			}
+			if k := at(true); k >= 0 && r%4 != 0 {
+				row[k] = []float64{math.Inf(1), math.Inf(-1), math.NaN()}[r%4-1]
+			}
 		}
 	}
 	return p
@@ -896,7 +922,7 @@ func TestGPUSplit(t *testing.T) {
 		}
 		// Unmasked (full steps, then the partial one), a broadcast mask
 		// row, a causal limit near the start and one mid-row.
-		for _, variant := range []int{0, 2, 3, 7} {
+		for _, variant := range []int{0, 2, 3, 7, 8} {
 			run(t, d, rowsProblem(rng, 3, 1<<20+8, variant), dt, TierSplit)
 		}
 		for _, rows := range []int{splitRowsPer*d.sms - 1, splitRowsPer * d.sms} {
@@ -1055,9 +1081,9 @@ func TestGPUSplitFused(t *testing.T) {
 			if j == 3 && d.l2 == 60<<20 && (!head || p.group == 0) {
 				t.Errorf("%v 4x%d: kernel %s, evict-first below pack %d; want the head form on the unmasked rows", dt, n, p.names[0], p.group)
 			}
-			for variant := range 8 {
+			for variant := range 9 {
 				skip := j == 3 && variant != 0 && variant != 5 && variant != 7 || // 16M elements a problem
-					testing.Short() && (j == 0 && variant%2 == 1 || j == 1 && variant != 0 && variant != 1 && variant != 3 && variant != 4)
+					testing.Short() && (j == 0 && variant%2 == 1 || j == 1 && variant != 0 && variant != 1 && variant != 3 && variant != 4 && variant != 8)
 				if !skip {
 					run(t, d, rowsProblem(rng, 4, n, variant), dt, TierSplit)
 				}

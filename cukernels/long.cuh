@@ -199,11 +199,46 @@ template <typename T, int P, int U, bool ALL> struct LongPacks {
 			// Packs past the end are zero, not left undefined: a register
 			// only written under a predicate would be live from the
 			// kernel's start.
-			if (ALL || w.off(u) < left) {
-				r[u] = q[w.off(u)];
+			if (ALL || w.off(u) < left) r[u] = q[w.off(u)];
+			else zero(u);
+		}
+	}
+	// zero sets pack u's bits to 0: a word at a time where the pack is whole
+	// words (a half at a time, the half types' packs cost two PRMTs a column
+	// in both passes of a masked row, docs/PERFORMANCE.md GPU entry 58).
+	__device__ __forceinline__ void zero(int u) {
+		if constexpr (sizeof(Pack<T, P>) % 4 == 0) {
+			unsigned* wd = reinterpret_cast<unsigned*>(&r[u]);
+#pragma unroll
+			for (int i = 0; i < (int)(sizeof(Pack<T, P>) / 4); ++i) wd[i] = 0u;
+		} else {
+#pragma unroll
+			for (int j = 0; j < P; ++j) r[u].v[j] = Num<T>::out(A(0));
+		}
+	}
+	// mask_in sets the columns kb does not keep to -Inf in the packs, so that
+	// the statistics fold a step's columns alike, as for an unmasked row
+	// (group_stats). Pairs of halves take one LOP3 a word against lanes made
+	// from the keep bits (keep_lanes2), where a test and a select a column
+	// followed each conversion (docs/PERFORMANCE.md GPU entry 58).
+	__device__ __forceinline__ void mask_in() {
+		static_assert(!ALL, "a step with keep bits");
+#pragma unroll
+		for (int u = 0; u < U; ++u) {
+			if constexpr (HalfPair<T>::is && P % 4 == 0) {
+				constexpr unsigned ninf = HalfPair<T>::ninf * 0x10001u;
+				unsigned* wd = reinterpret_cast<unsigned*>(&r[u]);
+#pragma unroll
+				for (int q = 0; q < P / 4; ++q) {
+					unsigned lanes[2];
+					keep_lanes2(kb[u] >> 4 * q, lanes);
+#pragma unroll
+					for (int i = 0; i < 2; ++i) wd[2 * q + i] = (wd[2 * q + i] & lanes[i]) | (ninf & ~lanes[i]);
+				}
 			} else {
 #pragma unroll
-				for (int j = 0; j < P; ++j) r[u].v[j] = Num<T>::out(A(0));
+				for (int j = 0; j < P; ++j)
+					if (!kept(u, j)) r[u].v[j] = Num<T>::out(-sm_inf<A>());
 			}
 		}
 	}
@@ -327,7 +362,8 @@ template <typename T, int P, int U> __device__ __forceinline__ void fill_rest(T*
 // group_stats folds packs [u0, u0 + G) of a step into st: the batch of the
 // fast path is G packs, at most 16 values, so that the values converted
 // for the maximum stay in registers for the exponentials (32 float32
-// values from half packs would not).
+// values from half packs would not). Masked columns hold -Inf (mask_in),
+// which every fold below takes as a column that adds nothing.
 template <int G, typename T, int P, int U, bool ALL>
 __device__ __forceinline__ void group_stats(Stats<typename Num<T>::acc>& st, const LongPacks<T, P, U, ALL>& s, int u0,
                                             const Expo& ex) {
@@ -337,13 +373,13 @@ __device__ __forceinline__ void group_stats(Stats<typename Num<T>::acc>& st, con
 #pragma unroll
 	for (int u = u0; u < u0 + G; ++u)
 #pragma unroll
-		for (int j = 0; j < P; ++j) mb = long_max(s.x(u, j), mb);
+		for (int j = 0; j < P; ++j) mb = long_max(s.at(u, j), mb);
 	if (mb == -inf) { // nothing finite or +Inf kept: only -Inf and NaN
 		bool nan = false;
 #pragma unroll
 		for (int u = u0; u < u0 + G; ++u)
 #pragma unroll
-			for (int j = 0; j < P; ++j) nan |= s.kept(u, j) && s.at(u, j) != s.at(u, j);
+			for (int j = 0; j < P; ++j) nan |= s.at(u, j) != s.at(u, j);
 		if (nan) st.nan = 1;
 		return;
 	}
@@ -354,7 +390,7 @@ __device__ __forceinline__ void group_stats(Stats<typename Num<T>::acc>& st, con
 		for (int u = 0; u < G; ++u)
 #pragma unroll
 			for (int j = 0; j < P; ++j) // -Inf gives 0, NaN NaN
-				e[u * P + j] = LongSumExp<T>::of(s.x(u0 + u, j), m, ex);
+				e[u * P + j] = LongSumExp<T>::of(s.at(u0 + u, j), m, ex);
 		const A sb = LongTreeSum<G * P>::of(e);
 		if (sb == sb) {
 			if (m > st.m) { // st.m == -Inf has st.s == 0 and a factor 0
@@ -371,8 +407,7 @@ __device__ __forceinline__ void group_stats(Stats<typename Num<T>::acc>& st, con
 #pragma unroll
 	for (int u = u0; u < u0 + G; ++u)
 #pragma unroll
-		for (int j = 0; j < P; ++j)
-			if (s.kept(u, j)) add_online<T>(st, s.at(u, j), ex);
+		for (int j = 0; j < P; ++j) add_online<T>(st, s.at(u, j), ex);
 }
 
 // step_stats folds one step into st, in batches of up to 16 values.
@@ -403,6 +438,7 @@ __device__ __forceinline__ void stats_packs(const T* xr, const View& v, const Lo
 		if constexpr (P > 1) {
 			if (ck.bits != nullptr) put_bits(s, ck.bits, w);
 		}
+		s.mask_in();
 		step_stats(st, s, v.ex);
 	}
 }

@@ -95,6 +95,24 @@ template <typename V> __device__ __forceinline__ V sm_load_first(const V* p) {
 #endif
 }
 
+// sm_sign_bytes is x's bytes 0-3 chosen by sel as PTX prmt chooses them,
+// each replaced by its top bit repeated 8 times: byte n of the result is
+// 0xff where bit 7 of byte (sel >> 4n & 3) of x is set, else 0. sel's
+// nibbles are 8 to 11 (prmt's sign-replicating selectors). On CUDA one
+// PRMT; elsewhere the same bytes computed one at a time.
+__device__ __forceinline__ unsigned sm_sign_bytes(unsigned x, unsigned sel) {
+#if defined(__HIPCC__)
+	unsigned r = 0;
+#pragma unroll
+	for (int n = 0; n < 4; ++n) r |= (x >> (8 * (sel >> 4 * n & 3u) + 7) & 1u) * (0xffu << 8 * n);
+	return r;
+#else
+	unsigned r;
+	asm("prmt.b32 %0, %1, 0, %2;" : "=r"(r) : "r"(x), "r"(sel));
+	return r;
+#endif
+}
+
 // sm_async_copy<N> (below, after sm_saddr) copies N bytes (N-aligned at
 // both ends) from global to shared memory; on sm_80 and later for N = 4, 8
 // or 16 without passing through registers (cp.async), completing at

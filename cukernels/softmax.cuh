@@ -742,6 +742,24 @@ template <int P, typename W> __device__ __forceinline__ unsigned mask_bits(W w) 
 	else return mask_bits4((unsigned)w);
 }
 
+// HalfPair says whether T is a 16-bit type, two of which share a 32-bit
+// word, and gives -Inf's bits (keep_lanes2 masks such pairs in place).
+template <typename T> struct HalfPair { static constexpr bool is = false; };
+template <> struct HalfPair<sm_half> { static constexpr bool is = true; static constexpr unsigned ninf = 0xfc00u; };
+template <> struct HalfPair<sm_bf16> { static constexpr bool is = true; static constexpr unsigned ninf = 0xff80u; };
+
+// keep_lanes2 is the lanes of two words of halves, columns 0-3, from their
+// keep bits b (bit j: column j): lanes[0] covers columns 0 and 1, lanes[1]
+// columns 2 and 3, each half 0xffff where kept, else 0. A multiply moves
+// bit j to bit 7 of byte j (its four products land on distinct bits, so
+// nothing carries), and sm_sign_bytes repeats each byte's top bit over the
+// two bytes of its half: three instructions a four columns.
+__device__ __forceinline__ void keep_lanes2(unsigned b, unsigned lanes[2]) {
+	const unsigned y = (b & 0xfu) * 0x10204080u;
+	lanes[0] = sm_sign_bytes(y, 0x9988u);
+	lanes[1] = sm_sign_bytes(y, 0xbbaau);
+}
+
 // mask_cut keeps, of the mask word w of the pack that starts at column
 // col < lim, the bytes of the columns below lim: the pack a causal limit
 // cuts keeps only its columns before the limit.
