@@ -424,6 +424,30 @@ func TestGPUTierBoundaries(t *testing.T) {
 	}
 }
 
+// TestGPUTinyScale runs scales whose float32 form is subnormal or 0, on
+// rows with a mask or with NaN, +Inf and -Inf entries: scale*x is then
+// about 0 for every finite x and stays -Inf or +Inf for the infinite
+// ones, so a row is uniform over its finite kept entries, and no tier may
+// turn -Inf times a scale it rounded to 0 into NaN.
+func TestGPUTinyScale(t *testing.T) {
+	d := device(t)
+	rng := rand.New(rand.NewPCG(12, 4))
+	for _, dt := range dtypes {
+		for i, n := range []int{33, 1024, 5000, 70000} {
+			for j, s := range []float64{1e-40, 1e-46, 1e-300} {
+				for _, variant := range []int{1, 5} {
+					if testing.Short() && (i+j+variant)%2 != 0 {
+						continue
+					}
+					p := rowsProblem(rng, 5, n, variant)
+					p.spec.Scale, p.spec.Log = s, (i+j)%2 == 1
+					run(t, d, p, dt)
+				}
+			}
+		}
+	}
+}
+
 // shapeEdges lists the row lengths up to limit after which shape's value
 // (packs per thread, blocks per cluster) changes, ending with the longest
 // row shape takes (ok false past it).

@@ -893,7 +893,7 @@ func (d *Device) run(c *call) error {
 	for _, buf := range c.bufs {
 		slots = append(slots, uint64(buf))
 	}
-	slots = append(slots, i(v.Outer), i(v.N), i(v.Inner), math.Float64bits(v.Scale), b(v.Log),
+	slots = append(slots, i(v.Outer), i(v.N), i(v.Inner), math.Float64bits(gpu.KernelScale(c.dt, v.Scale)), b(v.Log),
 		i(causalRows), i(v.Offset), uint64(c.mask), i(v.MaskStride))
 	for _, a := range [][]int64{md.OuterSize[:], md.OuterStride[:], md.InnerSize[:], md.InnerStride[:]} {
 		for _, e := range a {

@@ -83,11 +83,14 @@ __device__ __forceinline__ Expo make_expo(double scale) {
 	// hi is rounded down, so lo is never negative, and never 0 (2^-60 of
 	// hi changes no result): -Inf * lo then stays -Inf in row_exp, where a
 	// negative lo gave +Inf and the fma NaN, sending masked rows (-Inf
-	// entries) to the exact path, and a 0 gave NaN.
+	// entries) to the exact path, and a 0 gave NaN. Where hi is under
+	// 2^-89 (scales the Go side brings up to 2^-149 for the float32 types,
+	// gpu.KernelScale), lo is at least 2^-149: d*lo is then under 2^-20 for
+	// any float32 difference d.
 	float hi = (float)l2;
 	if ((double)hi > l2) hi = nextafterf(hi, 0.0f);
 	float lo = (float)(l2 - (double)hi);
-	if (lo == 0.0f) lo = hi * 0x1p-60f;
+	if (lo == 0.0f) lo = fmaxf(hi * 0x1p-60f, 0x1p-149f);
 	return Expo{scale, hi, lo};
 }
 

@@ -242,7 +242,7 @@ func slots(c *call, md gpu.MaskDims, p plan, work DevicePtr) []uint64 {
 	for _, buf := range c.bufs {
 		s = append(s, uint64(buf))
 	}
-	s = append(s, i(v.Outer), i(v.N), i(v.Inner), math.Float64bits(v.Scale), b(v.Log),
+	s = append(s, i(v.Outer), i(v.N), i(v.Inner), math.Float64bits(gpu.KernelScale(c.dt, v.Scale)), b(v.Log),
 		i(causalRows), i(v.Offset), uint64(c.mask), i(v.MaskStride))
 	for _, a := range [][4]int64{md.OuterSize, md.OuterStride, md.InnerSize, md.InnerStride} {
 		for _, e := range a {

@@ -38,6 +38,23 @@ func (t Dtype) Suffix() string { return [...]string{"f32", "f64", "f16", "bf16"}
 // Valid reports whether t is one of the four dtypes.
 func (t Dtype) Valid() bool { return t >= Float32 && t <= BFloat16 }
 
+// minKernelScale is float32's least subnormal, 2^-149.
+const minKernelScale = 0x1p-149
+
+// KernelScale is the scale the kernels of element type t take for scale:
+// scale itself for float64, at least 2^-149 (float32's least subnormal)
+// for the types computed in float32. Below it the scale's float32 form and
+// the float32 parts of scale*log2(e) round to 0, and -Inf entries times 0
+// became NaN. The larger scale moves scale*d by under 2^-149 * 2^129 =
+// 2^-20 for any float32 difference d: exp(scale*d) by about 1e-6 relative,
+// a log-softmax output by 1e-6, under every float tolerance.
+func KernelScale(t Dtype, scale float64) float64 {
+	if t == Float64 || scale >= minKernelScale {
+		return scale
+	}
+	return minKernelScale
+}
+
 // HostDtype is the dtype of host buffers of T.
 func HostDtype[T float32 | float64]() Dtype {
 	var zero T

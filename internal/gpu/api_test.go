@@ -11,3 +11,25 @@ func TestHostDtype(t *testing.T) {
 		t.Errorf("HostDtype[float64]() = %v, want float64", got)
 	}
 }
+
+// TestKernelScale checks the floor the float32-computed types take under
+// their scale, and that float64 and ordinary scales pass unchanged.
+func TestKernelScale(t *testing.T) {
+	for _, c := range []struct {
+		dt          Dtype
+		scale, want float64
+	}{
+		{Float32, 1, 1},
+		{Float32, 0.125, 0.125},
+		{Float16, 0x1p-149, 0x1p-149},
+		{Float16, 1e-46, 0x1p-149},
+		{BFloat16, 1e-300, 0x1p-149},
+		{Float32, 5e-324, 0x1p-149},
+		{Float64, 1e-300, 1e-300},
+		{Float64, 5e-324, 5e-324},
+	} {
+		if got := KernelScale(c.dt, c.scale); got != c.want {
+			t.Errorf("KernelScale(%v, %g) = %g, want %g", c.dt, c.scale, got, c.want)
+		}
+	}
+}
