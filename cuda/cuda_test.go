@@ -448,6 +448,69 @@ func TestGPUTinyScale(t *testing.T) {
 	}
 }
 
+// TestGPUHugeScale runs scales up to float32's largest value, where
+// log-softmax outputs and gradients pass the output type's range (the
+// checks then want the infinity they round to), and, for float64, past it.
+// Past it the float32-computed types are refused on the device
+// (TestGPUErrors) and taken on the CPU by host calls, checked here.
+func TestGPUHugeScale(t *testing.T) {
+	d := device(t)
+	rng := rand.New(rand.NewPCG(14, 4))
+	for _, dt := range dtypes {
+		for i, n := range []int{33, 1024, 5000, 70000} {
+			for j, s := range []float64{1e30, 1e38, math.MaxFloat32, 1e39, 1e300} {
+				if !gpu.ScaleFits(dt, s) {
+					continue
+				}
+				for _, variant := range []int{1, 5} {
+					for _, lg := range []bool{false, true} {
+						if testing.Short() && (i+j+variant)%2 != 0 {
+							continue
+						}
+						p := rowsProblem(rng, 5, n, variant)
+						p.spec.Scale, p.spec.Log = s, lg
+						run(t, d, p, dt)
+					}
+				}
+			}
+		}
+	}
+
+	// Host float32 calls past the range run on the CPU, in float64.
+	for _, lg := range []bool{false, true} {
+		p := rowsProblem(rng, 5, 1024, 5)
+		p.spec.Scale, p.spec.Log = 1e39, lg
+		v := p.view(t)
+		x32, dy32, y32 := make([]float32, len(p.x)), make([]float32, len(p.x)), make([]float32, len(p.x))
+		for j := range x32 {
+			x32[j], dy32[j] = float32(p.x[j]), float32(p.dy[j])
+		}
+		if err := (Backend{}).Forward(v, x32, y32, p.spec.Mask); err != nil {
+			t.Fatal(err)
+		}
+		want := reference.Forward(p.spec, reference.Float32(p.x))
+		for j := range y32 {
+			if !gpucheck.FwdOK(Float32, lg, float64(y32[j]), want[j]) {
+				t.Fatalf("host float32 scale 1e39 log=%v: y[%d] = %v, want %v", lg, j, y32[j], want[j])
+			}
+		}
+		dx32 := make([]float32, len(p.x))
+		if err := (Backend{}).Backward(v, y32, dy32, dx32, p.spec.Mask); err != nil {
+			t.Fatal(err)
+		}
+		yIn, dyIn := make([]float64, len(y32)), reference.Float32(p.dy)
+		for j, y := range y32 {
+			yIn[j] = float64(y)
+		}
+		wantDX, terms := reference.Backward(p.spec, yIn, dyIn), reference.GradTerms(p.spec, yIn, dyIn)
+		for j := range dx32 {
+			if !gpucheck.GradOK(Float32, float64(dx32[j]), wantDX[j], terms[j]) {
+				t.Fatalf("host float32 scale 1e39 log=%v: dx[%d] = %v, want %v", lg, j, dx32[j], wantDX[j])
+			}
+		}
+	}
+}
+
 // shapeEdges lists the row lengths up to limit after which shape's value
 // (packs per thread, blocks per cluster) changes, ending with the longest
 // row shape takes (ok false past it).
@@ -1608,5 +1671,17 @@ func TestGPUErrors(t *testing.T) {
 	}
 	if err := d.Forward(Float32, []int{2, 3}, 0, 0, nil, Options{Scale: -1}); err == nil {
 		t.Error("negative scale: no error")
+	}
+	// Scales past float32's range: refused for the float32-computed types,
+	// forward and backward, before any buffer is looked at; float64 takes
+	// them (the null pointers are then what is wrong).
+	for _, dt := range dtypes {
+		o := Options{Scale: 1e39}
+		errs := []error{d.Forward(dt, []int{2, 3}, 0, 0, nil, o), d.Backward(dt, []int{2, 3}, 0, 0, 0, nil, o)}
+		for _, err := range errs {
+			if refused := err != nil && strings.Contains(err.Error(), "scale"); refused != (dt != Float64) {
+				t.Errorf("%v at scale 1e39: %v", dt, err)
+			}
+		}
 	}
 }

@@ -521,4 +521,16 @@ func TestGPUErrors(t *testing.T) {
 	if err := d.Forward(Float32, []int{2, 3}, 0, 0, nil, Options{Scale: -1}); err == nil {
 		t.Error("negative scale: no error")
 	}
+	// Scales past float32's range: refused for the float32-computed types
+	// (gpu.ScaleFits); float64 takes them (the null pointers are then what
+	// is wrong).
+	for _, dt := range dtypes {
+		o := Options{Scale: 1e39}
+		errs := []error{d.Forward(dt, []int{2, 3}, 0, 0, nil, o), d.Backward(dt, []int{2, 3}, 0, 0, 0, nil, o)}
+		for _, err := range errs {
+			if refused := err != nil && strings.Contains(err.Error(), "scale"); refused != (dt != Float64) {
+				t.Errorf("%v at scale 1e39: %v", dt, err)
+			}
+		}
+	}
 }

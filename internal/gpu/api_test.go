@@ -1,6 +1,12 @@
 package gpu
 
-import "testing"
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/gosoftmax/softmax/internal/layout"
+)
 
 // TestHostDtype checks the dtype of each host element type.
 func TestHostDtype(t *testing.T) {
@@ -31,5 +37,47 @@ func TestKernelScale(t *testing.T) {
 		if got := KernelScale(c.dt, c.scale); got != c.want {
 			t.Errorf("KernelScale(%v, %g) = %g, want %g", c.dt, c.scale, got, c.want)
 		}
+	}
+}
+
+// TestScaleFits checks where the float32-computed types' scales end, and
+// that device calls past it fail naming the scale while float64 takes any.
+func TestScaleFits(t *testing.T) {
+	past := math.Nextafter(math.MaxFloat32, math.Inf(1))
+	for _, c := range []struct {
+		dt    Dtype
+		scale float64
+		ok    bool
+	}{
+		{Float32, math.MaxFloat32, true},
+		{Float32, past, false},
+		{Float16, 1e39, false},
+		{BFloat16, 1e300, false},
+		{Float64, 1e300, true},
+		{Float64, math.MaxFloat64, true},
+	} {
+		if got := ScaleFits(c.dt, c.scale); got != c.ok {
+			t.Errorf("ScaleFits(%v, %g) = %v, want %v", c.dt, c.scale, got, c.ok)
+		}
+		v, err := Resolve("gpu", c.dt, []int{2, 3}, nil, false, Options{Axis: -1, Scale: c.scale})
+		if c.ok != (err == nil) {
+			t.Errorf("Resolve(%v, scale %g): error %v, want ok %v", c.dt, c.scale, err, c.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "scale") {
+			t.Errorf("Resolve(%v, scale %g): %q does not name the scale", c.dt, c.scale, err)
+		}
+		if err == nil && !Supported(c.dt, v) {
+			t.Errorf("Supported(%v, scale %g) = false for a view Resolve took", c.dt, c.scale)
+		}
+	}
+	v, err := layout.Resolve(layout.Params{Axis: -1, Scale: 1e39}, []int{2, 3}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Supported(Float32, v) || !Supported(Float64, v) {
+		t.Errorf("Supported at scale 1e39: float32 %v, float64 %v; want false, true", Supported(Float32, v), Supported(Float64, v))
+	}
+	if HostDtypeOf([]float32{}) != Float32 || HostDtypeOf([]float64{}) != Float64 {
+		t.Errorf("HostDtypeOf: %v, %v", HostDtypeOf([]float32{}), HostDtypeOf([]float64{}))
 	}
 }

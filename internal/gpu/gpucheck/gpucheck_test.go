@@ -81,6 +81,17 @@ func TestFwdOK(t *testing.T) {
 		{gpu.BFloat16, false, 1 + 1.5*0x1p-7, 1, true}, // within 2
 		{gpu.Float16, true, 1e-7 + 2e-6, 1e-7, true},   // log: 2e-6 absolute more, besides 2 units (2^-24 each, subnormal) at 1e-7
 		{gpu.Float16, true, 1e-7 + 2.5e-6, 1e-7, false},
+		// A want past the type's range matches the infinity it rounds to,
+		// and only that; one just inside it matches within the tolerance.
+		{gpu.Float32, true, -inf, -6.2e38, true},
+		{gpu.Float32, true, inf, -6.2e38, false},
+		{gpu.Float32, true, -math.MaxFloat32, -6.2e38, false},
+		{gpu.Float32, false, inf, math.MaxFloat32 * (1 - 5e-6), true},
+		{gpu.Float32, false, inf, math.MaxFloat32 * (1 - 5e-5), false},
+		{gpu.Float16, true, -inf, -70000, true},
+		{gpu.Float16, true, -inf, -60000, false},
+		{gpu.BFloat16, true, -inf, -3.39e38, true}, // within 2 units of 0x1.fep127
+		{gpu.BFloat16, true, -inf, -3.3e38, false},
 	} {
 		if got := FwdOK(c.t, c.log, c.got, c.want); got != c.ok {
 			t.Errorf("FwdOK(%v, log %v, %v, %v) = %v, want %v", c.t, c.log, c.got, c.want, got, c.ok)
@@ -104,6 +115,9 @@ func TestGradOK(t *testing.T) {
 		{gpu.Float64, 0.1 + 5e-12, 0.1, 1, false},
 		{gpu.Float16, 0.01 + 0x1p-10, 0.01, 1, true}, // 2 units at the terms (2^-10 at 1)
 		{gpu.Float16, 0.01 + 0x1p-8, 0.01, 1, false},
+		{gpu.Float16, math.Inf(1), 8.5e28, 1e30, true}, // past float16's range
+		{gpu.Float16, math.Inf(-1), 8.5e28, 1e30, false},
+		{gpu.Float32, math.Inf(1), 1e38, 1e38, false},
 	} {
 		if got := GradOK(c.t, c.got, c.want, c.terms); got != c.ok {
 			t.Errorf("GradOK(%v, %v, %v, terms %v) = %v, want %v", c.t, c.got, c.want, c.terms, got, c.ok)
