@@ -219,6 +219,7 @@ func TestBadInput(t *testing.T) {
 	fmask := gorgonia.NewMatrix(g, tensor.Float64, gorgonia.WithShape(2, 3), gorgonia.WithName("fm"))
 	badMask := gorgonia.NewMatrix(g, tensor.Bool, gorgonia.WithShape(2, 2), gorgonia.WithName("bm"))
 	rank1Mask := gorgonia.NewVector(g, tensor.Bool, gorgonia.WithShape(3), gorgonia.WithName("r1"))
+	x32 := gorgonia.NewMatrix(g, tensor.Float32, gorgonia.WithShape(2, 3), gorgonia.WithName("x32"))
 	graphCases := []struct {
 		name, want string
 		run        func() (*gorgonia.Node, error)
@@ -231,6 +232,9 @@ func TestBadInput(t *testing.T) {
 		{"scale neg", "scale", func() (*gorgonia.Node, error) { return softmax.SoftMax(x, softmax.Scale(-1)) }},
 		{"scale nan", "scale", func() (*gorgonia.Node, error) { return softmax.SoftMax(x, softmax.Scale(nan)) }},
 		{"scale inf", "scale", func() (*gorgonia.Node, error) { return softmax.SoftMax(x, softmax.Scale(inf)) }},
+		{"scale past float32", "scale 1e+39 is past float32's largest value", func() (*gorgonia.Node, error) {
+			return softmax.SoftMax(x32, softmax.Scale(1e39))
+		}},
 		{"causal rank 1", "causal needs x of rank >= 2", func() (*gorgonia.Node, error) { return softmax.SoftMax(vec, softmax.Causal(0)) }},
 		{"causal axis", "causal needs axis = last", func() (*gorgonia.Node, error) {
 			return softmax.SoftMax(x, softmax.Causal(0), softmax.Axis(0))
@@ -275,6 +279,12 @@ func TestBadInput(t *testing.T) {
 		}},
 		{"causal rank 1", "causal", func() (*tensor.Dense, error) {
 			return softmax.SoftMaxTensor(dense64([]int{3}, 1, 2, 3), softmax.Causal(1))
+		}},
+		{"scale past float32", "scale 1e+39 is past float32's largest value", func() (*tensor.Dense, error) {
+			return softmax.SoftMaxTensor(f32, softmax.Scale(1e39))
+		}},
+		{"scale past float32, grad", "scale 1e+300 is past float32's largest value", func() (*tensor.Dense, error) {
+			return softmax.LogSoftMaxGrad(f32, f32, softmax.Scale(1e300))
 		}},
 	}
 	for _, c := range eagerCases {
@@ -394,6 +404,52 @@ func TestNumericalGradient(t *testing.T) {
 			num := (loss(xp) - loss(xm)) / (2 * h)
 			if got := dx.Float64s()[i]; math.Abs(got-num) > 1e-7*(1+math.Abs(num)) {
 				t.Errorf("%s: dx[%d] = %v, central difference %v", f.name, i, got, num)
+			}
+		}
+	}
+}
+
+// TestHugeScales: float32 data take scales up to float32's largest value
+// and float64 data any finite scale; outputs past the output type's range
+// saturate to -Inf, ties keep sharing the mass.
+func TestHugeScales(t *testing.T) {
+	inf := math.Inf(-1)
+	ln2 := math.Log(2)
+	for _, c := range []struct {
+		dt    tensor.Dtype
+		scale float64
+		log   bool
+		want  []float64
+	}{
+		{tensor.Float64, 1e300, false, []float64{0, 0, 0.5, 0.5}},
+		{tensor.Float64, 1e300, true, []float64{-2e300 - ln2, -1e300 - ln2, -ln2, -ln2}},
+		{tensor.Float32, math.MaxFloat32, false, []float64{0, 0, 0.5, 0.5}},
+		{tensor.Float32, math.MaxFloat32, true, []float64{inf, -math.MaxFloat32, float64(float32(-ln2)), float64(float32(-ln2))}},
+	} {
+		vals := []float64{1, 2, 3, 3}
+		var x *tensor.Dense
+		if c.dt == tensor.Float32 {
+			x = tensor.New(tensor.WithShape(4), tensor.WithBacking([]float32{1, 2, 3, 3}))
+		} else {
+			x = dense64([]int{4}, vals...)
+		}
+		f := softmax.SoftMaxTensor
+		if c.log {
+			f = softmax.LogSoftMaxTensor
+		}
+		y, err := f(x, softmax.Scale(c.scale))
+		if err != nil {
+			t.Fatalf("%v scale %g log %v: %v", c.dt, c.scale, c.log, err)
+		}
+		for i, w := range c.want {
+			var got float64
+			if c.dt == tensor.Float32 {
+				got = float64(y.Float32s()[i])
+			} else {
+				got = y.Float64s()[i]
+			}
+			if got != w && math.Abs(got-w) > 1e-6*math.Abs(w) {
+				t.Errorf("%v scale %g log %v: y[%d] = %v, want %v", c.dt, c.scale, c.log, i, got, w)
 			}
 		}
 	}

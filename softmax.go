@@ -65,7 +65,8 @@
 // # Errors
 //
 // Bad input never panics: a non-float x, a mask that is not Bool or does not
-// broadcast, an axis out of range, a scale that is not finite and > 0, and
+// broadcast, an axis out of range, a scale that is not finite and > 0 (or,
+// for Float32 x, is past float32's range), and
 // Causal on a rank-1 x or a non-last axis all return an error that names the
 // argument. Inputs are never modified.
 //
@@ -110,8 +111,10 @@ type Option func(*Config)
 // (the last axis).
 func Axis(axis int) Option { return func(c *Config) { c.axis = axis } }
 
-// Scale makes the op compute softmax(s*x); s must be finite and > 0.
-// Default 1. Attention uses Scale(1/sqrt(d)).
+// Scale makes the op compute softmax(s*x); s must be finite and > 0, and
+// for Float32 x at most float32's largest value (3.4e38), since float32
+// data are computed with it in float32. Default 1. Attention uses
+// Scale(1/sqrt(d)).
 func Scale(s float64) Option { return func(c *Config) { c.scale = s } }
 
 // Causal masks element (..., i, j) when j > i+offset, along the last two
@@ -203,8 +206,14 @@ func apply(p layout.Params, x, mask *gorgonia.Node, opts []Option) (*gorgonia.No
 	if x == nil {
 		return nil, fmt.Errorf("softmax: x is nil")
 	}
-	if dt, err := dtypeOf(x); err != nil || (dt != tensor.Float32 && dt != tensor.Float64) {
+	dt, err := dtypeOf(x)
+	if err != nil || (dt != tensor.Float32 && dt != tensor.Float64) {
 		return nil, fmt.Errorf("softmax: x has type %v; want a Float32 or Float64 tensor", x.Type())
+	}
+	if dt == tensor.Float32 {
+		if err := layout.CheckScale32(p.Scale); err != nil {
+			return nil, err
+		}
 	}
 	args := gorgonia.Nodes{x}
 	var maskShape []int

@@ -40,8 +40,7 @@ func init() {
 // Backend is the backend.Accelerator over host buffers: it copies x (or y
 // and dy) and the mask to device 0, computes there, and copies the result
 // back. Masks the kernels cannot address (more than 4 outer or 4 inner
-// dimensions after merging), and float32 calls with a scale past float32's
-// range (gpu.ScaleFits), go to the CPU kernels.
+// dimensions after merging) go to the CPU kernels.
 type Backend struct{}
 
 func (Backend) Name() string { return "cuda" }
@@ -49,14 +48,14 @@ func (Backend) Name() string { return "cuda" }
 func (Backend) Worth(n, elemSize int) bool { return n*elemSize >= worthBytes }
 
 func (Backend) Forward(v *layout.View, x, y any, mask []bool) error {
-	if !gpu.Supported(gpu.HostDtypeOf(x), v) {
+	if !gpu.Supported(v) {
 		return cpu.Backend{}.Forward(v, x, y, mask)
 	}
 	return hosted.Forward(v, x, y, mask)
 }
 
 func (Backend) Backward(v *layout.View, y, dy, dx any, mask []bool) error {
-	if !gpu.Supported(gpu.HostDtypeOf(y), v) {
+	if !gpu.Supported(v) {
 		return cpu.Backend{}.Backward(v, y, dy, dx, mask)
 	}
 	return hosted.Backward(v, y, dy, dx, mask)

@@ -452,7 +452,7 @@ func TestGPUTinyScale(t *testing.T) {
 // log-softmax outputs and gradients pass the output type's range (the
 // checks then want the infinity they round to), and, for float64, past it.
 // Past it the float32-computed types are refused on the device
-// (TestGPUErrors) and taken on the CPU by host calls, checked here.
+// (TestGPUErrors) and float32 host calls too, checked here.
 func TestGPUHugeScale(t *testing.T) {
 	d := device(t)
 	rng := rand.New(rand.NewPCG(14, 4))
@@ -463,49 +463,52 @@ func TestGPUHugeScale(t *testing.T) {
 					continue
 				}
 				for _, variant := range []int{1, 5} {
-					for _, lg := range []bool{false, true} {
-						if testing.Short() && (i+j+variant)%2 != 0 {
-							continue
-						}
-						p := rowsProblem(rng, 5, n, variant)
-						p.spec.Scale, p.spec.Log = s, lg
-						run(t, d, p, dt)
+					if testing.Short() && (i+j+variant)%4 != 0 {
+						continue
 					}
+					p := rowsProblem(rng, 5, n, variant)
+					p.spec.Scale, p.spec.Log = s, (i+j+variant)%2 == 1
+					run(t, d, p, dt)
 				}
 			}
 		}
 	}
 
-	// Host float32 calls past the range run on the CPU, in float64.
-	for _, lg := range []bool{false, true} {
-		p := rowsProblem(rng, 5, 1024, 5)
-		p.spec.Scale, p.spec.Log = 1e39, lg
-		v := p.view(t)
-		x32, dy32, y32 := make([]float32, len(p.x)), make([]float32, len(p.x)), make([]float32, len(p.x))
-		for j := range x32 {
-			x32[j], dy32[j] = float32(p.x[j]), float32(p.dy[j])
+	p := rowsProblem(rng, 5, 1024, 5)
+	p.spec.Scale = 1e39
+	v := p.view(t)
+	x32, y32 := make([]float32, len(p.x)), make([]float32, len(p.x))
+	if err := (Backend{}).Forward(v, x32, y32, nil); err == nil || !strings.Contains(err.Error(), "scale") {
+		t.Errorf("host float32 at scale 1e39: error %v, want one naming the scale", err)
+	}
+	if err := (Backend{}).Backward(v, y32, x32, y32, nil); err == nil || !strings.Contains(err.Error(), "scale") {
+		t.Errorf("host float32 backward at scale 1e39: error %v, want one naming the scale", err)
+	}
+}
+
+// TestGPUExtremeValues runs rows whose entries reach each dtype's largest
+// value (differences past its range, -max as a mask score) and float32's
+// subnormals, with gradients near the largest (reference.Extreme), at
+// scales under and over 1, on every tier that takes them. float64 rows
+// reach 1e300, where the float64 reference's own differences stay finite.
+func TestGPUExtremeValues(t *testing.T) {
+	d := device(t)
+	rng := rand.New(rand.NewPCG(15, 4))
+	for _, dt := range dtypes {
+		big := gpucheck.MaxFinite(dt)
+		if dt == Float64 {
+			big = 1e300
 		}
-		if err := (Backend{}).Forward(v, x32, y32, p.spec.Mask); err != nil {
-			t.Fatal(err)
-		}
-		want := reference.Forward(p.spec, reference.Float32(p.x))
-		for j := range y32 {
-			if !gpucheck.FwdOK(Float32, lg, float64(y32[j]), want[j]) {
-				t.Fatalf("host float32 scale 1e39 log=%v: y[%d] = %v, want %v", lg, j, y32[j], want[j])
-			}
-		}
-		dx32 := make([]float32, len(p.x))
-		if err := (Backend{}).Backward(v, y32, dy32, dx32, p.spec.Mask); err != nil {
-			t.Fatal(err)
-		}
-		yIn, dyIn := make([]float64, len(y32)), reference.Float32(p.dy)
-		for j, y := range y32 {
-			yIn[j] = float64(y)
-		}
-		wantDX, terms := reference.Backward(p.spec, yIn, dyIn), reference.GradTerms(p.spec, yIn, dyIn)
-		for j := range dx32 {
-			if !gpucheck.GradOK(Float32, float64(dx32[j]), wantDX[j], terms[j]) {
-				t.Fatalf("host float32 scale 1e39 log=%v: dx[%d] = %v, want %v", lg, j, dx32[j], wantDX[j])
+		for i, n := range []int{33, 1024, 5000, 70000} {
+			for j, s := range []float64{0.125, 1, 3} {
+				for k, lg := range []bool{false, true} {
+					if (i+j+k)%2 != 0 && (testing.Short() || n > 1024) {
+						continue
+					}
+					rp := reference.Extreme(rng, 12, n, big)
+					rp.Scale, rp.Log = s, lg
+					run(t, d, fromRandom(fmt.Sprintf("extreme%dx%d", 12, n), rp), dt)
+				}
 			}
 		}
 	}

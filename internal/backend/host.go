@@ -54,8 +54,8 @@ func (h Host) Backward(v *layout.View, y, dy, dx any, mask []bool) error {
 	return fmt.Errorf("softmax: y has element type %T; want []float32 or []float64", y)
 }
 
-// hostCall checks bufs' lengths and the mask against v and runs f, unless
-// the problem is empty.
+// hostCall checks bufs' lengths, the mask against v and, for float32, the
+// scale (layout.CheckScale32), and runs f, unless the problem is empty.
 func hostCall[T float32 | float64](f func(*layout.View, bool, []bool, ...[]T) error, v *layout.View, bwd bool,
 	mask []bool, bufs ...[]T) error {
 	for i, b := range bufs {
@@ -68,6 +68,11 @@ func hostCall[T float32 | float64](f func(*layout.View, bool, []bool, ...[]T) er
 		return fmt.Errorf("softmax: mask given to an unmasked op")
 	case v.Masked && len(mask) != v.MaskLen():
 		return fmt.Errorf("softmax: mask has %d elements; shape %v needs %d", len(mask), v.MaskShape, v.MaskLen())
+	}
+	if _, ok := any(bufs[0]).([]float32); ok {
+		if err := layout.CheckScale32(v.Scale); err != nil {
+			return err
+		}
 	}
 	if v.Len() == 0 {
 		return nil

@@ -79,6 +79,13 @@ func TestHostRefuses(t *testing.T) {
 	v, vm := view(t, false, 2, 3), view(t, true, 2, 3)
 	f32, f64 := make([]float32, 6), make([]float64, 6)
 	short := make([]float32, 5)
+	huge, err := layout.Resolve(layout.Params{Axis: -1, Scale: 1e39}, []int{2, 3}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := recorder(new(hostCalls)).Forward(huge, f64, f64, nil); err != nil {
+		t.Errorf("float64 at scale 1e39: %v; float64 takes any finite scale", err)
+	}
 	for _, c := range []struct {
 		name string
 		run  func(Host) error
@@ -93,6 +100,8 @@ func TestHostRefuses(t *testing.T) {
 		{"mask on an unmasked op", func(h Host) error { return h.Forward(v, f32, f32, make([]bool, 6)) }, "mask given to an unmasked op"},
 		{"mask short", func(h Host) error { return h.Forward(vm, f32, f32, make([]bool, 5)) }, "mask has 5 elements"},
 		{"mask missing", func(h Host) error { return h.Forward(vm, f32, f32, nil) }, "mask has 0 elements"},
+		{"float32 scale past its range", func(h Host) error { return h.Forward(huge, f32, f32, nil) }, "scale 1e+39 is past float32's largest value"},
+		{"float32 scale past its range, backward", func(h Host) error { return h.Backward(huge, f32, f32, f32, nil) }, "scale 1e+39"},
 	} {
 		var got hostCalls
 		err := c.run(recorder(&got))

@@ -21,7 +21,7 @@ func Forward(p layout.Params, prealloc, x, mask any) (*tensor.Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, md, err := resolve(p, xt.Shape(), mask)
+	v, md, err := resolve(p, xt, mask)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +50,7 @@ func Backward(p layout.Params, prealloc, y, dy, mask any) (*tensor.Dense, error)
 	if !gt.Shape().Eq(yt.Shape()) || gt.Dtype() != yt.Dtype() {
 		return nil, fmt.Errorf("softmax: dy has shape %v and dtype %v; want y's %v and %v", gt.Shape(), gt.Dtype(), yt.Shape(), yt.Dtype())
 	}
-	v, md, err := resolve(p, yt.Shape(), mask)
+	v, md, err := resolve(p, yt, mask)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +65,15 @@ func Backward(p layout.Params, prealloc, y, dy, mask any) (*tensor.Dense, error)
 	return dense.Deliver(prealloc, out)
 }
 
-func resolve(p layout.Params, shape tensor.Shape, mask any) (*layout.View, []bool, error) {
+// resolve checks the mask and, for float32 data t, the scale, and resolves
+// the view of t's shape.
+func resolve(p layout.Params, t *tensor.Dense, mask any) (*layout.View, []bool, error) {
+	if t.Dtype() == tensor.Float32 {
+		if err := layout.CheckScale32(p.Scale); err != nil {
+			return nil, nil, err
+		}
+	}
+	shape := t.Shape()
 	if !p.Masked {
 		if mask != nil {
 			return nil, nil, fmt.Errorf("softmax: mask given to an unmasked op")
@@ -102,7 +110,7 @@ func SecondOrder(p layout.Params, y, g, h, mask any, wrtY bool) (*tensor.Dense, 
 		}
 		ins = append(ins, d)
 	}
-	v, md, err := resolve(p, yt.Shape(), mask)
+	v, md, err := resolve(p, yt, mask)
 	if err != nil {
 		return nil, err
 	}

@@ -59,7 +59,7 @@ func checkProblem[T float](t *testing.T, p reference.Problem) {
 	want := reference.Forward(p.Spec, x)
 	for i := range want {
 		rel, abs := reference.Tolerance(is32, p.Log, want[i])
-		if !reference.Close(float64(y[i]), want[i], rel, abs) {
+		if !reference.Close(float64(y[i]), want[i], rel, abs) && !saturated(is32, float64(y[i]), want[i], rel, abs) {
 			t.Fatalf("%+v: forward y[%d] = %v, want %v", p.Spec, i, y[i], want[i])
 		}
 	}
@@ -73,10 +73,16 @@ func checkProblem[T float](t *testing.T, p reference.Problem) {
 	wantDX := reference.Backward(p.Spec, yw, dy)
 	terms := reference.GradTerms(p.Spec, yw, dy)
 	for i := range wantDX {
-		if !reference.Close(float64(dx[i]), wantDX[i], 0, reference.GradTolerance(is32, terms[i])) {
+		if tol := reference.GradTolerance(is32, terms[i]); !reference.Close(float64(dx[i]), wantDX[i], 0, tol) && !saturated(is32, float64(dx[i]), wantDX[i], 0, tol) {
 			t.Fatalf("%+v: backward dx[%d] = %v, want %v", p.Spec, i, dx[i], wantDX[i])
 		}
 	}
+}
+
+// saturated reports whether got is the infinity a float32 output takes for
+// a want past float32's range.
+func saturated(is32 bool, got, want, rel, abs float64) bool {
+	return is32 && reference.Saturated(got, want, math.MaxFloat32, func(g float64) bool { return reference.Close(g, want, rel, abs) })
 }
 
 func equal[T float](a, b []T) bool {
@@ -94,6 +100,50 @@ func TestRandomProblems(t *testing.T) {
 		p := reference.Random(rng, rng.IntN(2) == 0)
 		checkProblem[float64](t, p)
 		checkProblem[float32](t, p)
+	}
+}
+
+// TestExtremeValues runs rows whose entries reach each type's largest
+// value (differences past its range, -max as a mask score) and its
+// subnormals, with gradients near the largest that keep their sums in
+// range (reference.Extreme), at scales under and over 1, in blocks and
+// across several.
+func TestExtremeValues(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{33, 3*block + 5} {
+		for _, scale := range []float64{0.125, 1, 3} {
+			for _, log := range []bool{false, true} {
+				p := reference.Extreme(rng, 12, n, math.MaxFloat32)
+				p.Scale, p.Log = scale, log
+				checkProblem[float32](t, p)
+				p = reference.Extreme(rng, 12, n, 1e300)
+				p.Scale, p.Log = scale, log
+				checkProblem[float64](t, p)
+			}
+		}
+	}
+}
+
+// TestHugeScales runs scales up to float32's largest value (float64: past
+// it), where log-softmax outputs pass float32's range and saturate.
+func TestHugeScales(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 7))
+	for _, n := range []int{33, 3*block + 5} {
+		for _, scale := range []float64{1e30, 1e38, math.MaxFloat32, 1e39, 1e300} {
+			for _, log := range []bool{false, true} {
+				p := reference.Random(rng, rng.IntN(2) == 0)
+				p.Shape, p.Axis, p.UserAxis, p.Causal, p.Mask, p.MaskShape = []int{4, n}, 1, 1, false, nil, nil
+				p.X, p.DY = make([]float64, 4*n), make([]float64, 4*n)
+				for i := range p.X {
+					p.X[i], p.DY[i] = rng.NormFloat64()*3, rng.NormFloat64()
+				}
+				p.Scale, p.Log = scale, log
+				if scale <= layout.MaxScale32 {
+					checkProblem[float32](t, p)
+				}
+				checkProblem[float64](t, p)
+			}
+		}
 	}
 }
 

@@ -2,7 +2,6 @@ package gpu
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/gosoftmax/softmax/internal/layout"
 )
@@ -57,29 +56,16 @@ func KernelScale(t Dtype, scale float64) float64 {
 }
 
 // ScaleFits reports whether the kernels of element type t take scale: any
-// for float64, at most float32's largest value (3.4e38) for the types
-// computed in float32. Past it the float32 forms of the scale (the parts of
-// scale*log2(e), the half types' log-softmax and backward factor) overflow
-// to +Inf and 0 times +Inf gives NaN; an exact product would need float64
-// in every inner loop. Such scales send every row's non-maximal entries to
-// 0 (log: -Inf) unless the row's differences are tiny, so host calls take
-// them on the CPU, which computes scale*d in float64, and device calls
-// reject them (Resolve).
-func ScaleFits(t Dtype, scale float64) bool { return t == Float64 || scale <= math.MaxFloat32 }
+// for float64, at most float32's largest value (layout.MaxScale32) for the
+// types computed in float32, whose float32 forms of the scale (the parts
+// of scale*log2(e), the half types' log-softmax and backward factor) would
+// overflow past it.
+func ScaleFits(t Dtype, scale float64) bool { return t == Float64 || scale <= layout.MaxScale32 }
 
 // HostDtype is the dtype of host buffers of T.
 func HostDtype[T float32 | float64]() Dtype {
 	var zero T
 	if _, ok := any(zero).(float32); ok {
-		return Float32
-	}
-	return Float64
-}
-
-// HostDtypeOf is the dtype of a host buffer: float32 for []float32, else
-// float64 (a buffer of any other type is the callee's error to report).
-func HostDtypeOf(buf any) Dtype {
-	if _, ok := buf.([]float32); ok {
 		return Float32
 	}
 	return Float64
@@ -111,7 +97,7 @@ func Resolve(pkg string, t Dtype, shape, maskShape []int, masked bool, o Options
 	}
 	v, err := layout.Resolve(p, shape, maskShape)
 	if err == nil && !ScaleFits(t, v.Scale) {
-		return nil, fmt.Errorf("%s: scale %v is past float32's largest value (%v), and the %v kernels compute in float32; call with float64 data, or on the host, where it is taken in float64", pkg, v.Scale, math.MaxFloat32, t)
+		return nil, fmt.Errorf("%s: scale %v is past float32's largest value (%v), and the %v kernels compute in float32; use float64 data", pkg, v.Scale, layout.MaxScale32, t)
 	}
 	return v, err
 }

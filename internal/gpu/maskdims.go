@@ -79,12 +79,10 @@ func MaskRowsAligned(v *layout.View, align int64) bool {
 	return true
 }
 
-// Supported reports whether the kernels of element type t can take v: they
-// can address its mask, and its scale fits them (ScaleFits). Host calls
-// they cannot take run on the CPU.
-func Supported(t Dtype, v *layout.View) bool {
+// Supported reports whether the kernels can address v's mask.
+func Supported(v *layout.View) bool {
 	_, ok := NewMaskDims(v)
-	return ok && ScaleFits(t, v.Scale)
+	return ok
 }
 
 // Offset is the mask offset of element (o, k, i) as the kernels compute it

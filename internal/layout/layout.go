@@ -31,6 +31,20 @@ func (p Params) Check() error {
 	return nil
 }
 
+// MaxScale32 is the largest scale float32 data take: float32's largest
+// value. Every path computes float32 data with the scale, or parts of it,
+// in float32, where a larger one overflows to +Inf (and 0 times +Inf is
+// NaN). float64 data take any finite scale.
+const MaxScale32 = math.MaxFloat32
+
+// CheckScale32 rejects a scale that float32 data cannot take.
+func CheckScale32(scale float64) error {
+	if scale > MaxScale32 {
+		return fmt.Errorf("softmax: scale %v is past float32's largest value (%v), which float32 data are computed in; use float64 data", scale, MaxScale32)
+	}
+	return nil
+}
+
 // String names every parameter, so two ops that differ in any of them never
 // hash or print alike.
 func (p Params) String() string {

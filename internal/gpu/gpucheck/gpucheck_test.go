@@ -118,6 +118,10 @@ func TestGradOK(t *testing.T) {
 		{gpu.Float16, math.Inf(1), 8.5e28, 1e30, true}, // past float16's range
 		{gpu.Float16, math.Inf(-1), 8.5e28, 1e30, false},
 		{gpu.Float32, math.Inf(1), 1e38, 1e38, false},
+		{gpu.Float32, nan, 1e38, 1e39, true}, // terms past float32's range: an intermediate may overflow
+		{gpu.BFloat16, math.Inf(-1), 1e38, 1e39, true},
+		{gpu.Float64, nan, 1e38, 1e39, false},
+		{gpu.Float32, 5e37, 1e38, 1e39, false}, // a finite dx is still held to the tolerance
 	} {
 		if got := GradOK(c.t, c.got, c.want, c.terms); got != c.ok {
 			t.Errorf("GradOK(%v, %v, %v, terms %v) = %v, want %v", c.t, c.got, c.want, c.terms, got, c.ok)
