@@ -128,3 +128,27 @@ func TestGradOK(t *testing.T) {
 		}
 	}
 }
+
+// TestSpanOverflow checks where a -Inf log output stands for a row that
+// spans past float32's range, and only there.
+func TestSpanOverflow(t *testing.T) {
+	inf := math.Inf(-1)
+	for _, c := range []struct {
+		t                gpu.Dtype
+		log              bool
+		got, want, scale float64
+		ok               bool
+	}{
+		{gpu.Float32, true, inf, -5e37, 0.125, true}, // x - m about -4e38
+		{gpu.BFloat16, true, inf, -5e37, 0.125, true},
+		{gpu.Float32, true, inf, -3e37, 0.125, false}, // x - m about -2.4e38: in range
+		{gpu.Float16, true, inf, -5e37, 0.125, false},
+		{gpu.Float64, true, inf, -5e37, 0.125, false},
+		{gpu.Float32, false, inf, -5e37, 0.125, false},
+		{gpu.Float32, true, -4e37, -5e37, 0.125, false}, // a finite wrong value is still wrong
+	} {
+		if got := SpanOverflow(c.t, c.log, c.got, c.want, c.scale); got != c.ok {
+			t.Errorf("SpanOverflow(%v, log %v, %v, %v, scale %v) = %v, want %v", c.t, c.log, c.got, c.want, c.scale, got, c.ok)
+		}
+	}
+}
