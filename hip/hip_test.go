@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gosoftmax/softmax/internal/gpu"
 	"github.com/gosoftmax/softmax/internal/gpu/gpucheck"
 	"github.com/gosoftmax/softmax/internal/layout"
 	"github.com/gosoftmax/softmax/internal/reference"
@@ -182,7 +183,7 @@ func check(t testing.TB, d *Device, p problem, dt Dtype, tier Tier, off int) str
 	got := gpucheck.Decode(dt, by.read(t, d))
 	var bad []string
 	for i := range got {
-		if !gpucheck.FwdOK(dt, p.spec.Log, got[i], want[i]) {
+		if !gpucheck.FwdOK(dt, p.spec.Log, got[i], want[i]) && !gpucheck.SpanOverflow(dt, p.spec.Log, got[i], want[i], p.spec.Scale) {
 			bad = append(bad, fmt.Sprintf("y[%d]=%v want %v (x=%v)", i, got[i], want[i], x[i]))
 		}
 	}
@@ -501,6 +502,59 @@ func TestGPUBackend(t *testing.T) {
 		for j := range dx64 {
 			if !gpucheck.GradOK(Float64, dx64[j], wantDX[j], terms[j]) {
 				t.Fatalf("%v: dx[%d] = %v; want %v", p.spec.Shape, j, dx64[j], wantDX[j])
+			}
+		}
+	}
+}
+
+// TestGPUScales runs the scales where the float32-computed types' float32
+// forms of the scale end: subnormal or 0 (1e-40 to 1e-300), and from 1e30
+// up to float32's largest value (float64: to 1e300), on rows with a mask
+// or with NaN, +Inf and -Inf entries, every tier (the cuda suite's
+// TestGPUTinyScale and TestGPUHugeScale; the limits are docs/GPU.md's).
+func TestGPUScales(t *testing.T) {
+	d := device(t)
+	rng := rand.New(rand.NewPCG(12, 4))
+	for _, dt := range dtypes {
+		for i, n := range []int{33, 1024, 5000, 70000} {
+			for j, s := range []float64{1e-40, 1e-46, 1e-300, 1e30, 1e38, math.MaxFloat32, 1e39, 1e300} {
+				if !gpu.ScaleFits(dt, s) {
+					continue
+				}
+				for _, variant := range []int{1, 5} {
+					if testing.Short() && (i+j+variant)%2 != 0 {
+						continue
+					}
+					p := rowsProblem(rng, 5, n, variant)
+					p.spec.Scale, p.spec.Log = s, (i+j+variant)%2 == 1
+					run(t, d, p, dt)
+				}
+			}
+		}
+	}
+}
+
+// TestGPUExtremeValues runs rows whose entries reach each dtype's largest
+// value and float32's subnormals (reference.Extreme), as the cuda suite's
+// test of the name does.
+func TestGPUExtremeValues(t *testing.T) {
+	d := device(t)
+	rng := rand.New(rand.NewPCG(15, 4))
+	for _, dt := range dtypes {
+		big := gpucheck.MaxFinite(dt)
+		if dt == Float64 {
+			big = 1e300
+		}
+		for i, n := range []int{33, 1024, 5000, 70000} {
+			for j, s := range []float64{0.125, 1, 3} {
+				for k, lg := range []bool{false, true} {
+					if (i+j+k)%2 != 0 && (testing.Short() || n > 1024) {
+						continue
+					}
+					rp := reference.Extreme(rng, 12, n, big)
+					rp.Scale, rp.Log = s, lg
+					run(t, d, fromRandom(fmt.Sprintf("extreme%dx%d", 12, n), rp), dt)
+				}
 			}
 		}
 	}
