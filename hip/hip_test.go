@@ -541,22 +541,11 @@ func TestGPUExtremeValues(t *testing.T) {
 	d := device(t)
 	rng := rand.New(rand.NewPCG(15, 4))
 	for _, dt := range dtypes {
-		big := gpucheck.MaxFinite(dt)
-		if dt == Float64 {
-			big = 1e300
-		}
-		for i, n := range []int{33, 1024, 5000, 70000} {
-			for j, s := range []float64{0.125, 1, 3} {
-				for k, lg := range []bool{false, true} {
-					if (i+j+k)%2 != 0 && (testing.Short() || n > 1024) {
-						continue
-					}
-					rp := reference.Extreme(rng, 12, n, big)
-					rp.Scale, rp.Log = s, lg
-					run(t, d, fromRandom(fmt.Sprintf("extreme%dx%d", 12, n), rp), dt)
-				}
-			}
-		}
+		gpucheck.ExtremeCases(dt, testing.Short(), func(n int, big, s float64, lg bool) {
+			rp := reference.Extreme(rng, 12, n, big)
+			rp.Scale, rp.Log = s, lg
+			run(t, d, fromRandom(fmt.Sprintf("extreme12x%d", n), rp), dt)
+		})
 	}
 }
 

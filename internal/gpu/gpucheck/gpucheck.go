@@ -131,6 +131,28 @@ func FwdOK(t gpu.Dtype, log bool, got, want float64) bool {
 	return math.Abs(got-want) <= tol
 }
 
+// ExtremeCases calls fn for each row length, scale and direction at which
+// the GPU suites run reference.Extreme rows of dtype t, with big the
+// largest value they reach: t's largest, but 1e300 for float64, where the
+// float64 reference must keep its own differences finite. short, and rows
+// past 1024 columns, take half the scales and directions.
+func ExtremeCases(t gpu.Dtype, short bool, fn func(n int, big, scale float64, log bool)) {
+	big := MaxFinite(t)
+	if t == gpu.Float64 {
+		big = 1e300
+	}
+	for i, n := range []int{33, 1024, 5000, 70000} {
+		for j, s := range []float64{0.125, 1, 3} {
+			for k, lg := range []bool{false, true} {
+				if (i+j+k)%2 != 0 && (short || n > 1024) {
+					continue
+				}
+				fn(n, big, s, lg)
+			}
+		}
+	}
+}
+
 // SpanOverflow reports whether got is the -Inf that the GPU gives for a
 // float32 or bfloat16 log-softmax output of a row that spans past float32's
 // range: the kernels form x - m in float32, which rounds to -Inf there,
