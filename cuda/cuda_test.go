@@ -433,18 +433,11 @@ func TestGPUTinyScale(t *testing.T) {
 	d := device(t)
 	rng := rand.New(rand.NewPCG(12, 4))
 	for _, dt := range dtypes {
-		for i, n := range []int{33, 1024, 5000, 70000} {
-			for j, s := range []float64{1e-40, 1e-46, 1e-300} {
-				for _, variant := range []int{1, 5} {
-					if testing.Short() && (i+j+variant)%2 != 0 {
-						continue
-					}
-					p := rowsProblem(rng, 5, n, variant)
-					p.spec.Scale, p.spec.Log = s, (i+j)%2 == 1
-					run(t, d, p, dt)
-				}
-			}
-		}
+		gpucheck.ScaleCases(dt, []float64{1e-40, 1e-46, 1e-300}, testing.Short(), func(n int, s float64, variant int, lg bool) {
+			p := rowsProblem(rng, 5, n, variant)
+			p.spec.Scale, p.spec.Log = s, lg
+			run(t, d, p, dt)
+		})
 	}
 }
 
@@ -457,21 +450,11 @@ func TestGPUHugeScale(t *testing.T) {
 	d := device(t)
 	rng := rand.New(rand.NewPCG(14, 4))
 	for _, dt := range dtypes {
-		for i, n := range []int{33, 1024, 5000, 70000} {
-			for j, s := range []float64{1e30, 1e38, math.MaxFloat32, 1e39, 1e300} {
-				if !gpu.ScaleFits(dt, s) {
-					continue
-				}
-				for _, variant := range []int{1, 5} {
-					if testing.Short() && (i+j+variant)%4 != 0 {
-						continue
-					}
-					p := rowsProblem(rng, 5, n, variant)
-					p.spec.Scale, p.spec.Log = s, (i+j+variant)%2 == 1
-					run(t, d, p, dt)
-				}
-			}
-		}
+		gpucheck.ScaleCases(dt, []float64{1e30, 1e38, math.MaxFloat32, 1e39, 1e300}, testing.Short(), func(n int, s float64, variant int, lg bool) {
+			p := rowsProblem(rng, 5, n, variant)
+			p.spec.Scale, p.spec.Log = s, lg
+			run(t, d, p, dt)
+		})
 	}
 
 	p := rowsProblem(rng, 5, 1024, 5)

@@ -12,7 +12,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/gosoftmax/softmax/internal/gpu"
 	"github.com/gosoftmax/softmax/internal/gpu/gpucheck"
 	"github.com/gosoftmax/softmax/internal/layout"
 	"github.com/gosoftmax/softmax/internal/reference"
@@ -515,22 +514,13 @@ func TestGPUBackend(t *testing.T) {
 func TestGPUScales(t *testing.T) {
 	d := device(t)
 	rng := rand.New(rand.NewPCG(12, 4))
+	scales := []float64{1e-40, 1e-46, 1e-300, 1e30, 1e38, math.MaxFloat32, 1e39, 1e300}
 	for _, dt := range dtypes {
-		for i, n := range []int{33, 1024, 5000, 70000} {
-			for j, s := range []float64{1e-40, 1e-46, 1e-300, 1e30, 1e38, math.MaxFloat32, 1e39, 1e300} {
-				if !gpu.ScaleFits(dt, s) {
-					continue
-				}
-				for _, variant := range []int{1, 5} {
-					if testing.Short() && (i+j+variant)%2 != 0 {
-						continue
-					}
-					p := rowsProblem(rng, 5, n, variant)
-					p.spec.Scale, p.spec.Log = s, (i+j+variant)%2 == 1
-					run(t, d, p, dt)
-				}
-			}
-		}
+		gpucheck.ScaleCases(dt, scales, testing.Short(), func(n int, s float64, variant int, lg bool) {
+			p := rowsProblem(rng, 5, n, variant)
+			p.spec.Scale, p.spec.Log = s, lg
+			run(t, d, p, dt)
+		})
 	}
 }
 

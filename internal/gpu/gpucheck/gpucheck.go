@@ -131,6 +131,27 @@ func FwdOK(t gpu.Dtype, log bool, got, want float64) bool {
 	return math.Abs(got-want) <= tol
 }
 
+// ScaleCases calls fn for each row length, scale of scales that dtype t's
+// kernels take (gpu.ScaleFits) and kind of rows (the suites' rowsProblem
+// variants 1, a mask, and 5, NaN and infinities) at which the GPU suites
+// check scales; log-softmax at every other scale of a length. short takes
+// half of the cases, softmax and log-softmax alike.
+func ScaleCases(t gpu.Dtype, scales []float64, short bool, fn func(n int, scale float64, variant int, log bool)) {
+	for i, n := range []int{33, 1024, 5000, 70000} {
+		for j, s := range scales {
+			if !gpu.ScaleFits(t, s) {
+				continue
+			}
+			for v, variant := range []int{1, 5} {
+				if short && (i+j+v)%2 != 0 {
+					continue
+				}
+				fn(n, s, variant, (i+j)%2 == 1)
+			}
+		}
+	}
+}
+
 // ExtremeCases calls fn for each row length, scale and direction at which
 // the GPU suites run reference.Extreme rows of dtype t, with big the
 // largest value they reach: t's largest, but 1e300 for float64, where the
