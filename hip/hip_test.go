@@ -182,7 +182,7 @@ func check(t testing.TB, d *Device, p problem, dt Dtype, tier Tier, off int) str
 	got := gpucheck.Decode(dt, by.read(t, d))
 	var bad []string
 	for i := range got {
-		if !gpucheck.FwdOK(dt, p.spec.Log, got[i], want[i]) && !gpucheck.SpanOverflow(dt, p.spec.Log, got[i], want[i], p.spec.Scale) {
+		if !gpucheck.FwdOK(dt, p.spec.Log, got[i], want[i]) && !gpucheck.SpanOverflow(dt, p.spec.Log, got[i], want[i], p.spec.Scale, p.spec.Shape[p.spec.Axis]) {
 			bad = append(bad, fmt.Sprintf("y[%d]=%v want %v (x=%v)", i, got[i], want[i], x[i]))
 		}
 	}

@@ -32,14 +32,15 @@ func (p Params) Check() error {
 }
 
 // MaxScale32 is the largest scale float32 data take: float32's largest
-// value. Every path computes float32 data with the scale, or parts of it,
-// in float32, where a larger one overflows to +Inf (and 0 times +Inf is
-// NaN). float64 data take any finite scale.
+// value. The GPU kernels, and the CPU's vector kernels, hold the scale of
+// float32 data, or parts of it, in float32, where a larger one overflows
+// to +Inf (and 0 times +Inf is NaN). float64 data take any finite scale.
 const MaxScale32 = math.MaxFloat32
 
-// CheckScale32 rejects a scale that float32 data cannot take.
+// CheckScale32 rejects a finite scale that float32 data cannot take
+// (Check rejects the rest).
 func CheckScale32(scale float64) error {
-	if scale > MaxScale32 {
+	if scale > MaxScale32 && !math.IsInf(scale, 1) {
 		return fmt.Errorf("softmax: scale %v is past float32's largest value (%v), which float32 data are computed in; use float64 data", scale, MaxScale32)
 	}
 	return nil

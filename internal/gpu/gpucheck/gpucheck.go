@@ -175,14 +175,16 @@ func ExtremeCases(t gpu.Dtype, short bool, fn func(n int, big, scale float64, lo
 }
 
 // SpanOverflow reports whether got is the -Inf that the GPU gives for a
-// float32 or bfloat16 log-softmax output of a row that spans past float32's
-// range: the kernels form x - m in float32, which rounds to -Inf there,
-// though scale*(x - m) is finite for a scale under 1 (want is then at
-// least scale times float32's largest value in magnitude). A documented
-// limitation (docs/GPU.md, Not done yet); float16 rows cannot span so far.
-func SpanOverflow(t gpu.Dtype, log bool, got, want, scale float64) bool {
+// float32 or bfloat16 log-softmax output of a row of n columns that spans
+// past float32's range: the kernels form x - m in float32, which rounds to
+// -Inf there, though scale*(x - m) is finite for a scale under 1. want is
+// scale*(x - m) - log(sum) with the sum in [1, n], so |x - m| is at least
+// (-want - log n)/scale, and only where that passes float32's largest
+// value is -Inf allowed. A documented limitation (docs/GPU.md, Not done
+// yet); float16 rows cannot span so far.
+func SpanOverflow(t gpu.Dtype, log bool, got, want, scale float64, n int) bool {
 	return log && (t == gpu.Float32 || t == gpu.BFloat16) && math.IsInf(got, -1) &&
-		want <= -scale*math.MaxFloat32*(1-0x1p-20)
+		(-want-math.Log(float64(n)))/scale >= math.MaxFloat32*(1-0x1p-20)
 }
 
 // GradOK is the backward accuracy relative to the terms that make up dx

@@ -142,13 +142,15 @@ func TestSpanOverflow(t *testing.T) {
 		{gpu.Float32, true, inf, -5e37, 0.125, true}, // x - m about -4e38
 		{gpu.BFloat16, true, inf, -5e37, 0.125, true},
 		{gpu.Float32, true, inf, -3e37, 0.125, false}, // x - m about -2.4e38: in range
+		{gpu.Float32, true, inf, -6.93, 1e-40, false}, // log(1024) alone: x - m may be 0
+		{gpu.Float32, true, inf, -6.93 - 0.05, 1e-40, true},
 		{gpu.Float16, true, inf, -5e37, 0.125, false},
 		{gpu.Float64, true, inf, -5e37, 0.125, false},
 		{gpu.Float32, false, inf, -5e37, 0.125, false},
 		{gpu.Float32, true, -4e37, -5e37, 0.125, false}, // a finite wrong value is still wrong
 	} {
-		if got := SpanOverflow(c.t, c.log, c.got, c.want, c.scale); got != c.ok {
-			t.Errorf("SpanOverflow(%v, log %v, %v, %v, scale %v) = %v, want %v", c.t, c.log, c.got, c.want, c.scale, got, c.ok)
+		if got := SpanOverflow(c.t, c.log, c.got, c.want, c.scale, 1024); got != c.ok {
+			t.Errorf("SpanOverflow(%v, log %v, %v, %v, scale %v, 1024) = %v, want %v", c.t, c.log, c.got, c.want, c.scale, got, c.ok)
 		}
 	}
 }
