@@ -29,9 +29,11 @@ template <typename T> struct Num;
 // float32 and the half types take exponentials through sm_expx (below), in
 // float32. The log-softmax output of float32 is x - m rounded once in
 // float32 (exact by Sterbenz when x is within 2x of m) and then
-// d*scale - log(sum) in float64, rounded once: a float32 product and
-// difference would add two roundings of |d*scale|, up to 2^-23 relative on
-// large outputs, which is the whole of the log tolerance.
+// d*scale - log(sum) in float64, rounded once: two roundings of the
+// output, against the log tolerance's 2^-22 relative (four roundings:
+// fwd_row's one-row form below takes them all in float32). A row that
+// spans past float32's range rounds d to -Inf (docs/GPU.md, Not done
+// yet).
 template <> struct Num<float> {
 	typedef float acc;
 	static __device__ __forceinline__ float in(float v) { return v; }
@@ -928,11 +930,12 @@ __device__ __forceinline__ double row_inv(double s) { return 1.0 / s; }
 // float64, as Num::logout does, and softmax divides by the sum. Without it
 // (the one-row kernel, whose 32 registers the float64 log and the
 // division's call would spill), row_inv, and the log all in the compute
-// type: for float32 the product and the difference are each rounded once
-// and logf is within 1 ulp, so an output near 0, where scale*(x - m) is
-// near log(s) (at most log(columns) + 1), is off by well under the 1e-5
-// absolute tolerance of log outputs, and any other by under 1e-6
-// relative.
+// type: for float32, x - m, the scale's float32 form, the product and
+// the difference are each rounded once (up to 4 * 2^-24 = 2^-22 relative,
+// the float32 log tolerance; GPU entry 60 saw 1.2e-7 at scale 1e30) and
+// logf is within 1 ulp, so an output near 0, where scale*(x - m) is near
+// log(s) (at most log(columns) + 1), is off by well under the 1e-5
+// absolute tolerance of log outputs.
 template <typename T, int K, bool SCALED = true>
 __device__ __forceinline__ void fwd_row(const T* x, T* y, const View& v, i64 row, bool valid, bool vec,
                                         const RowGroup& g, typename Num<T>::acc* val) {
