@@ -58,12 +58,13 @@
 // 1e-15 absolute, the rounding of a sum near 1 (the CPU kernels take
 // log1p and do better; the GPU kernels take log). Float32: softmax outputs within 1e-5
 // relative (a few float32 ulps in practice: the exponential is within 1 ulp
-// and sums are kept in float64); log-softmax within 1e-5 absolute plus two
-// float32 roundings of the output (x - max is formed in float32 on the
-// GPU). Gradients: 1e-12 (float64) and 1e-5
-// (float32) relative to the magnitude of the terms that make them up; on
-// the GPU, a float32 gradient whose terms pass float32's range (scale*dy
-// is formed in float32) may be an infinity or NaN.
+// and sums are kept in float64); log-softmax within 1e-5 absolute plus
+// 2^-22 relative (about four float32 roundings: on the GPU, x - max and
+// its product with the scale are formed in float32). Gradients: 1e-12
+// (float64) and 1e-5 (float32) relative to the magnitude of the terms
+// that make them up; on the GPU, a float32 log-softmax gradient whose
+// terms pass float32's range (scale*dy is formed in float32) may be an
+// infinity or NaN.
 //
 // # Errors
 //

@@ -149,9 +149,10 @@ func Saturated(got, want, big float64, close func(got float64) bool) bool {
 // 1e-15 absolute for log-softmax), 1e-5
 // relative for float32 softmax (outputs below float32's smallest normal,
 // 2**-126, may flush to 0), and for float32 log-softmax 1e-5 absolute plus
-// two float32 roundings of the output (x - max is formed in float32, as
-// in PyTorch, before the output is rounded; visible only on outputs past
-// about 100 in magnitude, from large scales).
+// 2**-22 relative, about four float32 roundings (the GPU's one-row kernel
+// forms x - max, the scale's float32 form, their product and the
+// difference in float32; visible only on outputs past about 100 in
+// magnitude, from large scales).
 func Tolerance(float32 bool, log bool, want float64) (rel, abs float64) {
 	switch {
 	case !float32 && log:

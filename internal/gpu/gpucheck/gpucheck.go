@@ -201,7 +201,7 @@ func GradOK(t gpu.Dtype, got, want, terms float64) bool {
 		return true
 	}
 	if t != gpu.Float64 && terms > math.MaxFloat32 && (math.IsInf(got, 0) || math.IsNaN(got)) {
-		return true // the kernels form scale*dy and scale*sum in float32, past whose range the terms are
+		return true // log-softmax's backward forms scale*dy and scale*sum(dy) in float32, past whose range the terms are
 	}
 	if dec, eq := same(got, want); dec {
 		return eq
