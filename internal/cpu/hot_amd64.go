@@ -124,7 +124,16 @@ func max32(x []float32) float32 {
 	return max(m, maxGo(x))
 }
 
+// expStore32's vector kernels take m and s in float32. Where x - m could
+// pass float32's range with s*(x - m) still short of exp's underflow (m >=
+// 2^103 and s under 1), or where s is a float32 subnormal, with too few
+// bits for a span of 2^102 or more, the float64 loop takes the block:
+// such rows and scales are rare, and a rounded -Inf there cost the terms
+// of the row's far end (softmax of [3e38, -3e38] at scale 1e-38).
 func expStore32(x, y []float32, m, s float64) float64 {
+	if s < 1 && (m >= 0x1p103 || s < 0x1p-126) {
+		return expStoreGo(x, y, m, s)
+	}
 	var sum float64
 	mf, sf := float32(m), float32(s)
 	if n := len(x) &^ 15; hasAVX512 && n > 0 {

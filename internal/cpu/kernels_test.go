@@ -107,11 +107,12 @@ func TestRandomProblems(t *testing.T) {
 // value (differences past its range, -max as a mask score) and its
 // subnormals, with gradients near the largest that keep their sums in
 // range (reference.Extreme), at scales under and over 1, in blocks and
-// across several.
+// across several. At 1e-38 and 1e-40 (a float32 subnormal) the far end of
+// a row spanning past float32's range still adds to the sum.
 func TestExtremeValues(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, n := range []int{33, 3*block + 5} {
-		for _, scale := range []float64{0.125, 1, 3} {
+		for _, scale := range []float64{0.125, 1, 3, 1e-30, 1e-38, 1e-40} {
 			for _, log := range []bool{false, true} {
 				p := reference.Extreme(rng, 12, n, math.MaxFloat32)
 				p.Scale, p.Log = scale, log
