@@ -163,7 +163,7 @@ func ExtremeCases(t gpu.Dtype, short bool, fn func(n int, big, scale float64, lo
 		big = 1e300
 	}
 	for i, n := range []int{33, 1024, 5000, 70000} {
-		for j, s := range []float64{0.125, 1, 3} {
+		for j, s := range []float64{0.125, 1, 3, 1e-30} {
 			for k, lg := range []bool{false, true} {
 				if (i+j+k)%2 != 0 && (short || n > 1024) {
 					continue
