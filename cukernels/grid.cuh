@@ -374,7 +374,12 @@ __device__ __forceinline__ void grid_copy_mask(unsigned char* mc, const View& v,
 // grid_part_fast is the Part of a block's share in tier 1's arithmetic
 // (fwd_row; bfloat16 without its RowBias): entries the row does not keep
 // become -Inf in the cache, then the maximum by fmax (NaN ignored) and the
-// sum of row_exp against it, each pack's terms in the compute type. Paired
+// sum of row_exp against it, a thread's terms in the compute type: for
+// float32 at most about 60 (tier 7's largest share, 227 KB over 1024
+// threads; tier 8's 32 KB over 256 threads is 32), each at most 1, so off
+// by under 60 * 2^-24 = 3.6e-6 relative (one conversion to float64 a
+// thread, not one a unit, was 0.3-2% faster on tier 8: docs/PERFORMANCE.md
+// GPU entry 61). Paired
 // (tier 8), each thread takes the pair for its own entries and one block
 // reduction merges the pairs, a sum scaled by row_exp of its maximum against
 // the larger (the thread that holds the block's maximum scales by 1): one
@@ -423,14 +428,13 @@ __device__ __forceinline__ bool grid_part_fast(const View& v, const GridRow& gr,
 	}
 	trace_stamp(6);
 	if (!Paired) m = block_reduce(m, MaxV(), sm_lowest<A>());
-	double s = 0.0;
+	A ps = A(0);
 	for (int u = threadIdx.x; u < un.count; u += blockDim.x) { // the thread's own units, as filtered above
 		const Pack<T, U> q = un.p[u];
-		A ps = A(0);
 #pragma unroll
 		for (int j = 0; j < U; ++j) ps += row_exp<T>(Num<T>::in(q.v[j]), m, v.ex);
-		s += (double)ps;
 	}
+	const double s = (double)ps;
 	trace_stamp(7);
 	const MaxSum<A> r = Paired ? block_reduce(MaxSum<A>{m, s}, MaxSumOp<T>{v.ex}, MaxSum<A>{sm_lowest<A>(), 0.0})
 	                           : MaxSum<A>{m, block_reduce(s, SumOp(), 0.0)};
