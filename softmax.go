@@ -67,7 +67,7 @@
 // infinity or NaN, and a float32 or bfloat16 row whose entries lie more
 // than float32's range apart (near +3e38 and -3e38 at once) loses its far
 // entries at a scale under 1: log-softmax gives them -Inf, and at scales
-// under about 1e-36 their terms drop out of the sum (README, Known
+// under about 3e-37 their terms drop out of the sum (README, Known
 // issues). The CPU is exact there.
 //
 // # Errors
