@@ -1,7 +1,8 @@
 // Package cukernels holds the CUDA softmax kernels: the sources
 // (softmax.cuh has the math, written once as templates; softmax.cu
 // instantiates it per dtype and tier; port.cuh is the CUDA/HIP portability
-// header) and the fatbin built from them, embedded as Fatbin.
+// header) and the fatbins built from them, embedded as Fatbin and
+// SpanFatbin.
 //
 // The fatbin holds SASS for sm_70, sm_80 and sm_90 (SASS runs on later
 // minor versions of its major: sm_75 takes sm_70's, sm_86 and sm_89
@@ -25,3 +26,10 @@ import _ "embed"
 //
 //go:embed softmax.fatbin
 var Fatbin string
+
+// SpanFatbin is softmax_span.cu's image: the float32 and bfloat16 forward
+// kernels, under the same names, for rows whose entries may lie more than
+// float32's range apart (SM_SPAN in softmax.cuh).
+//
+//go:embed softmax_span.fatbin
+var SpanFatbin string

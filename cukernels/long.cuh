@@ -104,10 +104,10 @@ template <> struct LongExp<float> {
 // four more instructions for results below 2^-126, which round to 0 in
 // float16 anyway); bfloat16 keeps them (its range is float32's).
 template <> struct LongExp<sm_half> {
-	static __device__ __forceinline__ float of(float x, float m, const Expo& e) { return sm_exp2_ftz((x - m) * e.hi); }
+	static __device__ __forceinline__ float of(float x, float m, const Expo& e) { return sm_exp2_ftz(sm_diff(x, m) * e.hi); }
 };
 template <> struct LongExp<sm_bf16> {
-	static __device__ __forceinline__ float of(float x, float m, const Expo& e) { return sm_exp2((x - m) * e.hi); }
+	static __device__ __forceinline__ float of(float x, float m, const Expo& e) { return sm_exp2(sm_diff(x, m) * e.hi); }
 };
 
 // LongSumExp is LongExp for the terms of a statistics sum, which only
@@ -123,7 +123,7 @@ template <typename T> struct LongSumExp {
 	}
 };
 template <> struct LongSumExp<sm_bf16> {
-	static __device__ __forceinline__ float of(float x, float m, const Expo& e) { return sm_exp2_ftz((x - m) * e.hi); }
+	static __device__ __forceinline__ float of(float x, float m, const Expo& e) { return sm_exp2_ftz(sm_diff(x, m) * e.hi); }
 };
 
 // long_max is the larger of a and b where b is not NaN, a NaN a counting

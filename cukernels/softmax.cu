@@ -40,7 +40,7 @@
 // Backward K = 4 holds 64 values per thread (y and dy): it fits the 128
 // registers of a 512-thread block, so its kernels run at most 512 threads
 // and the Go side takes K = 4 only for rows of at most 512 threads.
-#define SM_WIDE_THREADS 512
+#define SM_SPAN_THREADS 512
 // Kernels bounded below SM_MAX_THREADS ask for one block per SM: without
 // it ptxas held float32 backward at K = 4 to 64 registers and spilled 24
 // bytes (72 fit without spills, and the spilling kernel ran 6% slower at
@@ -52,12 +52,17 @@
 		const View v = SM_VIEW();                                                               \
 		BODY;                                                                                   \
 	}
+#if SM_SPAN
+// The span build (softmax_span.cu) holds forward kernels only.
+#define SM_BWD(NAME, S, T, BOUND, BODY)
+#else
 #define SM_BWD(NAME, S, T, BOUND, BODY)                                                            \
 	extern "C" __global__ void __launch_bounds__(BOUND, SM_MIN_BLOCKS(BOUND))                     \
 	    softmax_bwd_##NAME##_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) { \
 		const View v = SM_VIEW();                                                               \
 		BODY;                                                                                   \
 	}
+#endif
 
 // Tier 1 holds K 16-byte packs per thread in registers; "m" instances
 // apply a mask or causal limit, "pipe" instances copy the next row ahead
@@ -110,7 +115,7 @@
 // entry 5), so backward K = 4 runs blocks of at most 512 threads.
 #define SM_DTYPE(S, T)                                                                                 \
 	SM_ROWS_FWD(1, S, T) SM_ROWS_FWD(2, S, T) SM_ROWS_FWD(4, S, T) SM_ROWS_BWD(1, S, T) SM_ROWS_BWD(2, S, T) \
-	SM_ROWS_BWD_B(4, S, T, SM_WIDE_THREADS, SM_WIDE_THREADS) SM_OTHER_TIERS(S, T)
+	SM_ROWS_BWD_B(4, S, T, SM_SPAN_THREADS, SM_SPAN_THREADS) SM_OTHER_TIERS(S, T)
 
 // Tier 1's wide backward (bwd_rows_packed, unmasked rows): K = 16, 64
 // values of y and 64 of dy a thread, so a warp holds a row of 2048 columns
@@ -118,7 +123,7 @@
 // does. Blocks of 128 threads, 3 per SM (162 registers). float32 only,
 // CUDA only: the half types' forms (K = 8) were slower than their kernels
 // now on every row measured but one (docs/PERFORMANCE.md GPU entry 35).
-#if !defined(__HIPCC__)
+#if !defined(__HIPCC__) && !SM_SPAN
 extern "C" __global__ void __launch_bounds__(128, 3)
     softmax_bwd_rows16_f32(const float *y, const float *dy, float *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {
 	bwd_rows_packed<float, 16>(y, dy, dx, SM_VIEW(), (int)group);
@@ -165,7 +170,9 @@ SM_ONCE_GROUP(64)
 	SM_BWD(clus2m, S, T, SM_MAX_THREADS, (bwd_rows<T, 2, true, true>(y, dy, dx, v, vec != 0, (int)group)))      \
 	SM_BWD(cpipe2, S, T, SM_MAX_THREADS, (bwd_pipe<T, 2, false, true>(y, dy, dx, v, (int)group)))
 SM_CLUSTER_DTYPE(f32, float)
+#if !SM_SPAN
 SM_CLUSTER_DTYPE(f16, sm_half)
+#endif
 SM_CLUSTER_DTYPE(bf16, sm_bf16)
 
 // Tier 1's packed form for the half types' forward (fwd_rows_packed:
@@ -175,7 +182,9 @@ SM_CLUSTER_DTYPE(bf16, sm_bf16)
 	SM_FWD(rows1p, S, T, SM_MAX_THREADS, (fwd_rows_packed<T, 1>(x, y, v, (int)group)))            \
 	SM_FWD(rows2p, S, T, SM_MAX_THREADS, (fwd_rows_packed<T, 2>(x, y, v, (int)group)))            \
 	SM_FWD(rows4p, S, T, SM_MAX_THREADS, (fwd_rows_packed<T, 4>(x, y, v, (int)group)))
+#if !SM_SPAN
 SM_PACKED_DTYPE(f16, sm_half)
+#endif
 SM_PACKED_DTYPE(bf16, sm_bf16)
 
 // Tier 7, rows over the whole grid, and tier 4's fused forward (grid.cuh;
@@ -191,10 +200,7 @@ SM_PACKED_DTYPE(bf16, sm_bf16)
 	    softmax_fwd_grid_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS, unsigned *sync) {           \
 		fwd_grid<T>(x, y, SM_VIEW(), vec != 0, (Part *)work, chunk, splits, sync);                         \
 	}                                                                                                    \
-	extern "C" __global__ void __launch_bounds__(SM_MAX_THREADS)                                             \
-	    softmax_bwd_grid_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS, unsigned *sync) { \
-		bwd_grid<T>(y, dy, dx, SM_VIEW(), vec != 0, (Part *)work, chunk, splits, sync);                    \
-	}                                                                                                    \
+	SM_GRID_BWD(S, T)                                                                                    \
 	extern "C" __global__ void __launch_bounds__(SM_MAX_THREADS)                                             \
 	    softmax_fwd_split_fused_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS, unsigned *sync) {    \
 		fwd_split_fused<T, false>(x, y, SM_VIEW(), vec != 0, (Part *)work, splits, 0, sync);               \
@@ -203,9 +209,20 @@ SM_PACKED_DTYPE(bf16, sm_bf16)
 	    softmax_fwd_split_fused_head_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS, unsigned *sync) { \
 		fwd_split_fused<T, true>(x, y, SM_VIEW(), vec != 0, (Part *)work, splits, group, sync);            \
 	}
+#if SM_SPAN
+#define SM_GRID_BWD(S, T)
+#else
+#define SM_GRID_BWD(S, T)                                                                                    \
+	extern "C" __global__ void __launch_bounds__(SM_MAX_THREADS)                                             \
+	    softmax_bwd_grid_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS, unsigned *sync) { \
+		bwd_grid<T>(y, dy, dx, SM_VIEW(), vec != 0, (Part *)work, chunk, splits, sync);                    \
+	}
+#endif
 SM_GRID_DTYPE(f32, float)
+#if !SM_SPAN
 SM_GRID_DTYPE(f64, double)
 SM_GRID_DTYPE(f16, sm_half)
+#endif
 SM_GRID_DTYPE(bf16, sm_bf16)
 
 // Tier 8, a row per thread block cluster (grid.cuh; sm_90). Below sm_90
@@ -224,13 +241,21 @@ SM_GRID_DTYPE(bf16, sm_bf16)
 	    softmax_fwd_cgrid_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {                               \
 		fwd_cgrid<T>(x, y, SM_VIEW(), vec != 0, chunk, splits, work);                                            \
 	}                                                                                                        \
+	SM_CGRID_BWD(S, T)
+#if SM_SPAN
+#define SM_CGRID_BWD(S, T)
+#else
+#define SM_CGRID_BWD(S, T)                                                                                      \
 	extern "C" __global__ void __launch_bounds__(SM_MAX_THREADS)                                                 \
 	    softmax_bwd_cgrid_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {                \
 		bwd_cgrid<T>(y, dy, dx, SM_VIEW(), vec != 0, chunk, splits);                                           \
 	}
+#endif
 SM_CGRID_DTYPE(f32, float)
+#if !SM_SPAN
 SM_CGRID_DTYPE(f64, double)
 SM_CGRID_DTYPE(f16, sm_half)
+#endif
 SM_CGRID_DTYPE(bf16, sm_bf16)
 
 // Tier 1's streamed log-softmax backward (stream.cuh): a block per row, dy
@@ -253,12 +278,16 @@ SM_CGRID_DTYPE(bf16, sm_bf16)
 	    softmax_bwd_cgrid_log_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {    \
 		bwd_log_cgrid<T>(y, dy, dx, SM_VIEW(), (unsigned *)work, chunk, splits);                     \
 	}
+#if !SM_SPAN
 SM_STREAM_DTYPE(f32, float)
 SM_STREAM_DTYPE(f16, sm_half)
 SM_STREAM_DTYPE(bf16, sm_bf16)
 #endif
+#endif
 
 SM_DTYPE(f32, float)
+#if !SM_SPAN
 SM_DTYPE(f64, double)
 SM_DTYPE(f16, sm_half)
+#endif
 SM_DTYPE(bf16, sm_bf16)

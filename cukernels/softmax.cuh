@@ -22,6 +22,38 @@
 
 typedef long long i64;
 
+// SM_SPAN builds the span kernels (softmax_span.cu): float32 and bfloat16
+// forward kernels for rows whose entries may lie more than float32's range
+// apart, which the Go side takes for log-softmax at scales under 1 and for
+// scales under 2^-100 (docs/GPU.md, Accuracy). There every difference x - m
+// that meets the scale is taken halved, (x - m)/2 in one fma (x/2 is exact
+// inside it and m/2 is exact but for subnormal m, off by 2^-150 then), so
+// it cannot round to -Inf while scale*(x - m) is finite, and the factors
+// it meets are doubled: Expo's hi and lo and the log outputs' scale. The
+// products are then those of the default build (doubling is exact). The
+// default build takes x - m as it is, in the same instructions as before
+// this switch (GPU entry 61: any new code in these kernels moved their
+// registers).
+#ifndef SM_SPAN
+#define SM_SPAN 0
+#endif
+__device__ __forceinline__ float sm_diff(float x, float m) {
+#if SM_SPAN
+	return fmaf(x, 0.5f, m * -0.5f);
+#else
+	return x - m;
+#endif
+}
+__device__ __forceinline__ double sm_diff(double x, double m) { return x - m; }
+// sm_diff_scale is the scale that multiplies sm_diff's float32 result.
+__device__ __forceinline__ double sm_diff_scale(double scale) {
+#if SM_SPAN
+	return 2.0 * scale;
+#else
+	return scale;
+#endif
+}
+
 // ---------------------------------------------------------------- dtypes --
 
 template <typename T> struct Num;
@@ -39,7 +71,7 @@ template <> struct Num<float> {
 	static __device__ __forceinline__ float in(float v) { return v; }
 	static __device__ __forceinline__ float out(float v) { return v; }
 	static __device__ __forceinline__ float logout(float x, float m, double s, double lsum) {
-		return (float)((double)(x - m) * s - lsum);
+		return (float)((double)sm_diff(x, m) * sm_diff_scale(s) - lsum);
 	}
 };
 
@@ -57,7 +89,7 @@ template <> struct Num<sm_half> {
 	static __device__ __forceinline__ float in(sm_half v) { return sm_half_to_float(v); }
 	static __device__ __forceinline__ sm_half out(float v) { return sm_float_to_half(v); }
 	static __device__ __forceinline__ float logout(float x, float m, double s, double lsum) {
-		return (x - m) * (float)s - (float)lsum;
+		return sm_diff(x, m) * (float)sm_diff_scale(s) - (float)lsum;
 	}
 };
 
@@ -66,7 +98,7 @@ template <> struct Num<sm_bf16> {
 	static __device__ __forceinline__ float in(sm_bf16 v) { return sm_bf16_to_float(v); }
 	static __device__ __forceinline__ sm_bf16 out(float v) { return sm_float_to_bf16(v); }
 	static __device__ __forceinline__ float logout(float x, float m, double s, double lsum) {
-		return (x - m) * (float)s - (float)lsum;
+		return sm_diff(x, m) * (float)sm_diff_scale(s) - (float)lsum;
 	}
 };
 
@@ -93,7 +125,11 @@ __device__ __forceinline__ Expo make_expo(double scale) {
 	if ((double)hi > l2) hi = nextafterf(hi, 0.0f);
 	float lo = (float)(l2 - (double)hi);
 	if (lo == 0.0f) lo = fmaxf(hi * 0x1p-60f, 0x1p-149f);
+#if SM_SPAN
+	return Expo{scale, 2.0f * hi, 2.0f * lo}; // for sm_diff's halves
+#else
 	return Expo{scale, hi, lo};
+#endif
 }
 
 // sm_expx is exp(scale*(x-m)) for x <= m (m finite; x finite or -Inf), in
@@ -107,7 +143,7 @@ __device__ __forceinline__ Expo make_expo(double scale) {
 // on CUDA, 2 ulp). t below -160 gives 0 (-Inf inputs, where r would be
 // NaN; exp2 is 0 well before -160); a NaN t stays NaN.
 __device__ __forceinline__ float sm_expx(float x, float m, const Expo& e) {
-	const float d = x - m;
+	const float d = sm_diff(x, m);
 	const float t = d * e.hi;
 	float r = fmaf(d, e.hi, -t);
 	r = fmaf(d, e.lo, r);
@@ -131,14 +167,14 @@ __device__ __forceinline__ double sm_expx(double x, double m, const Expo& e) { r
 //     float16), bfloat16 does not (its range is float32's).
 //   - float64: sm_expx.
 template <typename T> __device__ __forceinline__ float row_exp(float x, float m, const Expo& e) {
-	const float d = x - m;
+	const float d = sm_diff(x, m);
 	return sm_exp2_ftz(fmaf(d, e.hi, d * e.lo));
 }
 template <> __device__ __forceinline__ float row_exp<sm_bf16>(float x, float m, const Expo& e) {
-	return sm_exp2((x - m) * e.hi);
+	return sm_exp2(sm_diff(x, m) * e.hi);
 }
 template <> __device__ __forceinline__ float row_exp<sm_half>(float x, float m, const Expo& e) {
-	return sm_exp2_ftz((x - m) * e.hi);
+	return sm_exp2_ftz(sm_diff(x, m) * e.hi);
 }
 template <typename T> __device__ __forceinline__ double row_exp(double x, double m, const Expo& e) {
 	return sm_expx(x, m, e);
@@ -173,7 +209,7 @@ template <typename T> __device__ __forceinline__ float row_exp_biased(float x, f
 }
 #if !defined(__HIPCC__)
 template <> __device__ __forceinline__ float row_exp_biased<sm_bf16>(float x, float m, const Expo& e) {
-	return sm_exp2_ftz(fmaf(x - m, e.hi, RowBias<sm_bf16>::lg));
+	return sm_exp2_ftz(fmaf(sm_diff(x, m), e.hi, RowBias<sm_bf16>::lg));
 }
 #endif
 template <typename T> __device__ __forceinline__ double row_exp_biased(double x, double m, const Expo& e) {
@@ -964,9 +1000,9 @@ __device__ __forceinline__ void fwd_row(const T* x, T* y, const View& v, i64 row
 	const bool exact = valid && !(s >= A(RowBias<T>::one) && s <= A(1e30));
 	if (valid && !exact) {
 		if (!SCALED && v.log) { // a scale of 1 multiplies exactly
-			const A ls = row_log_sum<T>(s * A(RowBias<T>::inv)), sc = A(v.scale);
+			const A ls = row_log_sum<T>(s * A(RowBias<T>::inv)), sc = A(sm_diff_scale(v.scale));
 #pragma unroll
-			for (int i = 0; i < C; ++i) val[i] = (val[i] - m) * sc - ls;
+			for (int i = 0; i < C; ++i) val[i] = sm_diff(val[i], m) * sc - ls;
 		} else if (v.log && v.scale == 1.0) {
 			const A ls = row_log_sum<T>(s * A(RowBias<T>::inv));
 #pragma unroll

@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# build-cukernels.sh compiles cukernels/softmax.cu into one fatbin: SASS for
-# every architecture in ARCHS and PTX for the newest, so later GPUs JIT it.
-# `go generate ./cukernels` runs it; scripts/check-cukernels.sh runs it to
-# check that the committed fatbin is what the sources give.
+# build-cukernels.sh compiles cukernels/softmax.cu into one fatbin, and
+# softmax_span.cu (its float32 and bfloat16 forward kernels with x - m
+# taken halved, SM_SPAN) into a second: SASS for every architecture in
+# ARCHS and PTX for the newest, so later GPUs JIT them. `go generate
+# ./cukernels` runs it; scripts/check-cukernels.sh runs it to check that
+# the committed fatbins are what the sources give.
 #
-#   bash scripts/build-cukernels.sh [OUT]     (default cukernels/softmax.fatbin)
+#   bash scripts/build-cukernels.sh [DIR]     (default cukernels: writes
+#                                              DIR/softmax.fatbin and
+#                                              DIR/softmax_span.fatbin)
 #
 # It takes NVCC and NVCC_CCBIN from the environment, or from
 # scripts/cuda-sdk.sh (CUDA 12.4 from Debian trixie, host compiler clang-14).
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-out=$(realpath -m "${1:-$repo/cukernels/softmax.fatbin}")
+dir=$(realpath -m "${1:-$repo/cukernels}")
 if [ -z "${NVCC:-}" ]; then
 	eval "$(bash "$repo/scripts/cuda-sdk.sh")"
 fi
@@ -28,5 +32,7 @@ gencode+=(-gencode "arch=compute_$PTX,code=compute_$PTX")
 # Build from the kernel folder with relative names, so no path of this
 # checkout ends up in the output.
 cd "$repo/cukernels"
-"$NVCC" -ccbin "${NVCC_CCBIN:-clang-14}" --threads 0 "${FLAGS[@]}" "${gencode[@]}" -o "$out.tmp" softmax.cu
-mv "$out.tmp" "$out"
+for src in softmax softmax_span; do
+	"$NVCC" -ccbin "${NVCC_CCBIN:-clang-14}" --threads 0 "${FLAGS[@]}" "${gencode[@]}" -o "$dir/$src.fatbin.tmp" "$src.cu"
+	mv "$dir/$src.fatbin.tmp" "$dir/$src.fatbin"
+done
