@@ -95,6 +95,8 @@ type Device struct {
 	ctx         cu.CUContext
 	mod         cu.Module
 	kernels     map[string]*kernel
+	spanMod     cu.Module
+	spanKernels map[string]*kernel // cukernels.SpanFatbin's, for spanCall's calls
 	noPipe      bool // tests: tier 1 without its pipelined kernels
 	noPacked    bool // tests: tier 1 without its packed kernels
 	packed      bool // tests: tier 1's packed kernels wherever they can run
@@ -238,45 +240,61 @@ func (d *Device) init(ordinal int) error {
 	for i := range params {
 		params[i] = unsafe.Pointer(&slots[i])
 	}
-	if d.mod, err = cu.LoadData(cukernels.Fatbin); err != nil {
-		return fmt.Errorf("cuda: loading the kernel fatbin (%d bytes): %w", len(cukernels.Fatbin), err)
+	if d.mod, d.kernels, err = d.loadKernels("fatbin", cukernels.Fatbin, kernelNames()); err != nil {
+		return err
 	}
-	d.kernels = make(map[string]*kernel)
-	for _, name := range kernelNames() {
-		k := &kernel{name: name}
-		if k.fn, err = d.mod.Function(name); err != nil {
-			return fmt.Errorf("cuda: kernel %s: %w", name, err)
-		}
-		if k.maxThreads, err = k.fn.Attribute(cu.FnMaxThreadsPerBlock); err != nil {
-			return fmt.Errorf("cuda: kernel %s: max threads: %w", name, err)
-		}
-		static, err := k.fn.Attribute(cu.SharedSizeBytes)
-		if err != nil {
-			return fmt.Errorf("cuda: kernel %s: static shared memory: %w", name, err)
-		}
-		k.dynSmem = 48<<10 - static
-		if d.smemOptin-static > k.dynSmem {
-			fn := *(*C.CUfunction)(unsafe.Pointer(&k.fn))
-			if r := C.setMaxDynamicShared(fn, C.int(d.smemOptin-static)); r != C.CUDA_SUCCESS {
-				return fmt.Errorf("cuda: kernel %s: raising its shared memory to %d bytes: CUresult %d", name, d.smemOptin-static, int(r))
-			}
-			k.dynSmem = d.smemOptin - static
-		}
-		d.kernels[name] = k
+	if d.spanMod, d.spanKernels, err = d.loadKernels("span fatbin", cukernels.SpanFatbin, spanKernelNames()); err != nil {
+		return err
 	}
 	d.cgridMost, d.cgridBlocks = gpu.ClusterMaxBlocks, gpu.CGridBlocks
 	if d.clusters {
 		// Tier 8 takes clusters of 16 blocks where every one of its kernels
 		// may run them (a driver that refuses leaves it at 8).
 		most := gpu.CGridMaxBlocks
-		for name, k := range d.kernels {
-			if strings.Contains(name, "_cgrid_") && C.allowLargeClusters(k.cfn()) != C.CUDA_SUCCESS {
-				most = gpu.ClusterMaxBlocks
+		for _, set := range []map[string]*kernel{d.kernels, d.spanKernels} {
+			for name, k := range set {
+				if strings.Contains(name, "_cgrid_") && C.allowLargeClusters(k.cfn()) != C.CUDA_SUCCESS {
+					most = gpu.ClusterMaxBlocks
+				}
 			}
 		}
 		d.cgridMost = most
 	}
 	return nil
+}
+
+// loadKernels loads a kernel image as a module and looks up the named
+// kernels in it, each with its limits, its shared memory raised to what
+// the device allows a block.
+func (d *Device) loadKernels(what, image string, names []string) (cu.Module, map[string]*kernel, error) {
+	mod, err := cu.LoadData(image)
+	if err != nil {
+		return mod, nil, fmt.Errorf("cuda: loading the kernel %s (%d bytes): %w", what, len(image), err)
+	}
+	kernels := make(map[string]*kernel, len(names))
+	for _, name := range names {
+		k := &kernel{name: name}
+		if k.fn, err = mod.Function(name); err != nil {
+			return mod, nil, fmt.Errorf("cuda: kernel %s: %w", name, err)
+		}
+		if k.maxThreads, err = k.fn.Attribute(cu.FnMaxThreadsPerBlock); err != nil {
+			return mod, nil, fmt.Errorf("cuda: kernel %s: max threads: %w", name, err)
+		}
+		static, err := k.fn.Attribute(cu.SharedSizeBytes)
+		if err != nil {
+			return mod, nil, fmt.Errorf("cuda: kernel %s: static shared memory: %w", name, err)
+		}
+		k.dynSmem = 48<<10 - static
+		if d.smemOptin-static > k.dynSmem {
+			fn := *(*C.CUfunction)(unsafe.Pointer(&k.fn))
+			if r := C.setMaxDynamicShared(fn, C.int(d.smemOptin-static)); r != C.CUDA_SUCCESS {
+				return mod, nil, fmt.Errorf("cuda: kernel %s: raising its shared memory to %d bytes: CUresult %d", name, d.smemOptin-static, int(r))
+			}
+			k.dynSmem = d.smemOptin - static
+		}
+		kernels[name] = k
+	}
+	return mod, kernels, nil
 }
 
 // workspace returns device memory of at least n bytes for split rows,

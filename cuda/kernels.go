@@ -84,6 +84,49 @@ func kernelNames() []string {
 	return append(names, gpu.ClusterKernels()...)
 }
 
+// spanKernelNames lists the kernels of cukernels.SpanFatbin: the float32
+// and bfloat16 forward ones, under kernelNames' names.
+func spanKernelNames() []string {
+	var names []string
+	for _, name := range kernelNames() {
+		if strings.HasPrefix(name, "softmax_fwd_") && (strings.HasSuffix(name, "_f32") || strings.HasSuffix(name, "_bf16")) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// spanScale is the scale under which every float32 or bfloat16 forward
+// call takes the span kernels: under about 3e-37 the terms of entries more
+// than float32's range from the row's maximum stay in float32's range,
+// and the default kernels, which round such an x - m to -Inf, drop them
+// from the sum.
+const spanScale = 0x1p-100
+
+// spanCall says whether c takes the span kernels (cukernels/softmax.cuh,
+// SM_SPAN), whose x - m cannot round to -Inf where the answer is finite: a
+// float32 or bfloat16 forward call at a scale under spanScale, or a
+// log-softmax one at a scale under 1 (its output scale*(x - m) - log(sum)
+// is then finite where x - m is not). float16 entries lie at most 131008
+// apart; float64 computes in float64.
+func spanCall(c *call) bool {
+	return !c.bwd && (c.dt == gpu.Float32 || c.dt == gpu.BFloat16) && (c.v.Scale < spanScale || c.v.Log && c.v.Scale < 1) &&
+		spanSetting != "0"
+}
+
+// SOFTMAX_SPAN=0 keeps every call on the default kernels (to measure what
+// the span kernels cost).
+var spanSetting = os.Getenv("SOFTMAX_SPAN")
+
+// set is the kernels c runs: the span ones or the default ones, which
+// have the same names, launch bounds and shared memory.
+func (d *Device) set(c *call) map[string]*kernel {
+	if spanCall(c) {
+		return d.spanKernels
+	}
+	return d.kernels
+}
+
 // call is one forward or backward problem on device buffers.
 type call struct {
 	dt    Dtype
@@ -542,7 +585,7 @@ func (d *Device) cgridBeforeRows(c *call) bool {
 	if !ok || w <= warpSize {
 		return false
 	}
-	if pipe := d.kernels[gpu.PipeKernel(c.dt, false, k, gpu.KeepMask)]; pipe != nil && w <= pipe.maxThreads {
+	if pipe := d.set(c)[gpu.PipeKernel(c.dt, false, k, gpu.KeepMask)]; pipe != nil && w <= pipe.maxThreads {
 		return false
 	}
 	_, ok = d.cgridEnough(c)
@@ -588,7 +631,7 @@ func (d *Device) cgridKernel(c *call) (k *kernel, dyOnly bool) {
 	if c.bwd && v.Log && c.mask == 0 && !v.Causal && !d.noCGridLog && gpu.CGridLogOn(c.dt) &&
 		int64(v.N)%int64(vecBytes/c.dt.Size()) == 0 && aligned(c.bufs, vecBytes) &&
 		(len(c.bufs) < 3 || !c.overlaps(2, 0) && !c.overlaps(2, 1)) {
-		if k := d.kernels[gpu.CGridLogKernel(c.dt)]; k != nil {
+		if k := d.set(c)[gpu.CGridLogKernel(c.dt)]; k != nil {
 			return k, true
 		}
 	}
@@ -598,7 +641,7 @@ func (d *Device) cgridKernel(c *call) (k *kernel, dyOnly bool) {
 func (d *Device) cachedBytes(c *call) int64 { return gpu.CachedBytes(c.dt, int64(c.v.N), c.bwd) }
 
 func (d *Device) kernel(c *call, tier string) *kernel {
-	return d.kernels[gpu.TierKernelName(c.dt, c.bwd, tier)]
+	return d.set(c)[gpu.TierKernelName(c.dt, c.bwd, tier)]
 }
 
 func (d *Device) makePlan(c *call) (plan, error) {
@@ -631,7 +674,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		packed = packed && p.vec
 		if packed {
 			kp, pw, ok := gpu.PackedShape(c.dt, n, warpSize)
-			packed = ok && d.kernels[gpu.PackedKernel(c.dt, kp)] != nil
+			packed = ok && d.set(c)[gpu.PackedKernel(c.dt, kp)] != nil
 			if packed {
 				name, w = gpu.PackedKernel(c.dt, kp), pw
 			}
@@ -643,10 +686,10 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		p.grid[0] = int(min(want, 1<<30))
 		// Float32 forward rows of aligned packs, where the grid has a group
 		// for every row, take the one-row kernel (fewer registers).
-		if once := d.kernels[gpu.OnceKernel(c.dt)]; once != nil && !packed && p.vec && want <= 1<<30 && threads <= once.maxThreads &&
+		if once := d.set(c)[gpu.OnceKernel(c.dt)]; once != nil && !packed && p.vec && want <= 1<<30 && threads <= once.maxThreads &&
 			(gpu.OnceOn(c.dt, c.bwd, keep, k, w) || d.once && !c.bwd && keep == gpu.KeepAll && k == gpu.OnceK(c.dt)) {
 			p.names[0] = once.name
-			if own := d.kernels[gpu.OnceKernelFor(c.dt, w)]; own != nil && threads <= own.maxThreads {
+			if own := d.set(c)[gpu.OnceKernelFor(c.dt, w)]; own != nil && threads <= own.maxThreads {
 				p.names[0] = own.name
 			}
 		}
@@ -656,7 +699,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		// The masked pipelined kernels copy each row's mask bytes in
 		// packs: they need every mask row aligned to a pack.
 		maskOK := keep != gpu.KeepMask || uintptr(c.mask)%uintptr(pk) == 0 && gpu.MaskRowsAligned(v, int64(pk))
-		if pipe := d.kernels[gpu.PipeKernel(c.dt, c.bwd, k, keep)]; !packed && p.vec && maskOK && pipe != nil && !d.noPipe && gpu.PipeOn(c.dt, c.bwd, k, w, keep) {
+		if pipe := d.set(c)[gpu.PipeKernel(c.dt, c.bwd, k, keep)]; !packed && p.vec && maskOK && pipe != nil && !d.noPipe && gpu.PipeOn(c.dt, c.bwd, k, w, keep) {
 			smem := gpu.PipeSmem(c.dt, c.bwd, keep, k, threads)
 			if per := d.occupancy(pipe, threads, smem); per > 0 {
 				if most := gpu.PipeBlocksCap(c.dt, c.bwd, k, w, keep); most > 0 {
@@ -673,7 +716,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		// the row's sum. Not where dx overlaps y or dy: a row that fails the
 		// fast form's bounds is rewritten from y and dy after dx is
 		// written (tier 1's other kernels decide before they write).
-		if lk := d.kernels[gpu.StreamKernel(c.dt)]; lk != nil && p.vec && !d.noStream && rows <= math.MaxInt32 && gpu.StreamOn(c.dt, c.bwd, v.Log, keep, n) && !c.overlaps(2, 0) && !c.overlaps(2, 1) {
+		if lk := d.set(c)[gpu.StreamKernel(c.dt)]; lk != nil && p.vec && !d.noStream && rows <= math.MaxInt32 && gpu.StreamOn(c.dt, c.bwd, v.Log, keep, n) && !c.overlaps(2, 0) && !c.overlaps(2, 1) {
 			if threads, ok := gpu.StreamShape(c.dt, n); ok && threads <= lk.maxThreads {
 				p.names, p.threads, p.group, p.smem = []string{lk.name}, threads, threads, 0
 				p.grid[0] = int(rows)
@@ -685,7 +728,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		// The rule goes first: the kernel's name is formatted only for the
 		// calls that may take it (this runs on every launch).
 		if p.vec && (gpu.WideOn(c.dt, c.bwd, v.Log, keep, rows, n) || d.wide && c.bwd && keep == gpu.KeepAll) {
-			wk := d.kernels[gpu.WideKernel(c.dt)]
+			wk := d.set(c)[gpu.WideKernel(c.dt)]
 			if w, ok := gpu.WideShape(c.dt, n, warpSize); wk != nil && ok && w <= wk.maxThreads {
 				threads, perBlock := gpu.RowsThreads(w, warpSize)
 				p.names, p.threads, p.group, p.smem = []string{wk.name}, threads, w, 0
@@ -705,7 +748,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 			p.smem = gpu.PipeSmem(c.dt, c.bwd, gpu.KeepAll, k, threads)
 		}
 		// Clusters walk the rows: as many as fit the device at once.
-		kn := d.kernels[p.names[0]]
+		kn := d.set(c)[p.names[0]]
 		if kn == nil {
 			return plan{}, fmt.Errorf("cuda: no kernel %s in the loaded module", p.names[0])
 		}
@@ -816,7 +859,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		p.grid[0] = blocks(gpu.CeilDiv(rows*int64(v.Inner), innerThreads), 32)
 	}
 	for _, name := range p.names {
-		k := d.kernels[name]
+		k := d.set(c)[name]
 		if k == nil {
 			return plan{}, fmt.Errorf("cuda: no kernel %s in the loaded module", name)
 		}
@@ -909,7 +952,7 @@ func (d *Device) run(c *call) error {
 		slots = append(slots, uint64(sync))
 	}
 	for _, name := range p.names {
-		if err := d.launch(d.kernels[name], p, slots); err != nil {
+		if err := d.launch(d.set(c)[name], p, slots); err != nil {
 			return fmt.Errorf("cuda: launching %s (grid %v, %d threads, %d bytes shared, clusters of %d): %w", name, p.grid, p.threads, p.smem, max(p.cluster, 1), err)
 		}
 	}

@@ -409,7 +409,8 @@ func (d *Device) Describe(t Dtype, shape []int, bwd bool, bufs []cu.DevicePtr, m
 	}
 	var s string
 	err = d.do(func() error {
-		p, err := d.makePlan(&call{dt: t, v: v, bwd: bwd, bufs: bufs, mask: mp})
+		c := &call{dt: t, v: v, bwd: bwd, bufs: bufs, mask: mp}
+		p, err := d.makePlan(c)
 		if err != nil {
 			return err
 		}
@@ -423,7 +424,7 @@ func (d *Device) Describe(t Dtype, shape []int, bwd bool, bufs []cu.DevicePtr, m
 			s += ", streamed"
 		}
 		if p.cluster > 0 {
-			s += fmt.Sprintf(", clusters of %d (%d at once)", p.cluster, d.maxClusters(d.kernels[p.names[0]], p.threads, p.smem, p.cluster, p.balance))
+			s += fmt.Sprintf(", clusters of %d (%d at once)", p.cluster, d.maxClusters(d.set(c)[p.names[0]], p.threads, p.smem, p.cluster, p.balance))
 			if p.balance {
 				s += ", load-balanced"
 			}
