@@ -70,6 +70,7 @@ func main() {
 	graph := flag.Bool("graph", true, "also time the Gorgonia graph path (GPU vs CPU) and the launch overhead")
 	commit := flag.String("commit", "", "commit measured (default: the binary's VCS stamp)")
 	seed := flag.Uint64("seed", uint64(time.Now().UnixNano()), "random seed")
+	scale := flag.Float64("scale", 1, "the scale every op takes (Options.Scale); the issue's shapes are measured at 1")
 	fatbin := flag.String("fatbin", "", "load the kernels from this file instead of the embedded fatbin (to compare kernel builds in one binary)")
 	flag.Parse()
 	if *fatbin != "" {
@@ -83,7 +84,7 @@ func main() {
 
 	if err := run(options{
 		out: *out, quick: *quick, reps: *reps, shapes: *shapesF, dtypes: *dtypesF, ops: *opsF,
-		capBytes: int64(*capGiB * gib), copyBytes: *copyMiB << 20, graph: *graph, commit: *commit, seed: *seed,
+		capBytes: int64(*capGiB * gib), copyBytes: *copyMiB << 20, graph: *graph, commit: *commit, seed: *seed, scale: *scale,
 	}); err != nil {
 		fmt.Fprintln(os.Stderr, "softmax-bench:", err)
 		os.Exit(1)
@@ -98,6 +99,7 @@ type options struct {
 	capBytes, copyBytes         int64
 	graph                       bool
 	seed                        uint64
+	scale                       float64
 }
 
 func vcsCommit() string {
@@ -204,7 +206,7 @@ func run(o options) error {
 	if err := writeJSON(o.out, doc); err != nil {
 		return err
 	}
-	b := &bench{d: d, l2: int64(l2), reps: reps, copyGBs: copyGBs, doc: doc, seed: o.seed, capBytes: o.capBytes}
+	b := &bench{d: d, l2: int64(l2), reps: reps, copyGBs: copyGBs, doc: doc, seed: o.seed, capBytes: o.capBytes, scale: o.scale}
 
 	if o.graph {
 		if err := b.launchOverhead(); err != nil {
@@ -261,6 +263,7 @@ type bench struct {
 	seed     uint64
 	nfill    uint64
 	capBytes int64
+	scale    float64
 	launch   []string // launch-overhead lines for the summary
 	graph    []string // graph-path lines for the summary
 }
@@ -477,7 +480,7 @@ func (b *bench) op(dt string, shape []int, op string, nbuf int, db *devBufs) err
 	n := numel(shape)
 	outBytes := int(n) * t.Size()
 	// Options' zero Axis is the first axis: every op here reduces the last.
-	p := cuda.Problem{Dtype: t, Shape: shape, Backward: isBackward(op), Options: cuda.Options{Axis: -1}}
+	p := cuda.Problem{Dtype: t, Shape: shape, Backward: isBackward(op), Options: cuda.Options{Axis: -1, Scale: b.scale}}
 	var outs []cu.DevicePtr
 	switch op {
 	case "log_softmax", "log_softmax_backward":
@@ -489,7 +492,7 @@ func (b *bench) op(dt string, shape []int, op string, nbuf int, db *devBufs) err
 		switch {
 		case p.Backward:
 			// y = softmax(x) (log-softmax for its backward), as PyTorch's side makes it.
-			if err := b.d.Forward(t, shape, db.x[j], db.y[j], nil, cuda.Options{Axis: -1, Log: p.Options.Log}); err != nil {
+			if err := b.d.Forward(t, shape, db.x[j], db.y[j], nil, cuda.Options{Axis: -1, Log: p.Options.Log, Scale: b.scale}); err != nil {
 				return err
 			}
 			p.Sets = append(p.Sets, cuda.BufferSet{Bufs: []cu.DevicePtr{db.y[j], db.dy[j], db.dx[j]}})
@@ -520,6 +523,9 @@ func (b *bench) op(dt string, shape []int, op string, nbuf int, db *devBufs) err
 	note := fmt.Sprintf("b2b %.2f us, queue %.2f us, warm-up %d; %s", tm.BatchUS, tm.QueueUS, tm.Warmup, plan)
 	if op == "causal_softmax" {
 		note = "Causal(0) computed in the kernel, no mask buffer (bytes 2*n*es); " + note
+	}
+	if b.scale != 1 {
+		note = fmt.Sprintf("scale %g; %s", b.scale, note)
 	}
 	if op == "masked_softmax" {
 		note = "1-byte keep mask per element, full shape, keep density 0.9; " + note
