@@ -97,16 +97,16 @@ type Device struct {
 	kernels     map[string]*kernel
 	spanMod     cu.Module
 	spanKernels map[string]*kernel // cukernels.SpanFatbin's, for spanCall's calls
-	noPipe      bool // tests: tier 1 without its pipelined kernels
-	noPacked    bool // tests: tier 1 without its packed kernels
-	packed      bool // tests: tier 1's packed kernels wherever they can run
-	noStream    bool // tests: tier 1 without its streamed log-softmax backward
-	noCGridLog  bool // tests: tier 8's log-softmax backward on bwd_cgrid (both arrays held)
-	wide        bool // tests: tier 1's wide backward wherever it can run
-	once        bool // tests: tier 1's one-row kernel wherever it can run
-	sms         int  // multiprocessors
-	smemOptin   int  // shared memory per block after opting in, bytes
-	l2          int  // L2 cache, bytes
+	noPipe      bool               // tests: tier 1 without its pipelined kernels
+	noPacked    bool               // tests: tier 1 without its packed kernels
+	packed      bool               // tests: tier 1's packed kernels wherever they can run
+	noStream    bool               // tests: tier 1 without its streamed log-softmax backward
+	noCGridLog  bool               // tests: tier 8's log-softmax backward on bwd_cgrid (both arrays held)
+	wide        bool               // tests: tier 1's wide backward wherever it can run
+	once        bool               // tests: tier 1's one-row kernel wherever it can run
+	sms         int                // multiprocessors
+	smemOptin   int                // shared memory per block after opting in, bytes
+	l2          int                // L2 cache, bytes
 	work        cu.DevicePtr
 	workBytes   int64
 	clusters    bool // thread block clusters: compute capability 9.0 or later
