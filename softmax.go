@@ -64,11 +64,11 @@
 // (float64) and 1e-5 (float32) relative to the magnitude of the terms
 // that make them up; on the GPU, a float32 log-softmax gradient whose
 // terms pass float32's range (scale*dy is formed in float32) may be an
-// infinity or NaN, and a float32 or bfloat16 row whose entries lie more
-// than float32's range apart (near +3e38 and -3e38 at once) loses its far
-// entries at a scale under 1: log-softmax gives them -Inf, and at scales
-// under about 3e-37 their terms drop out of the sum (README, Known
-// issues). The CPU is exact there.
+// infinity or NaN. Rows whose entries lie more than float32's range apart
+// (near +3e38 and -3e38 at once) are exact on the CPU and on NVIDIA GPUs,
+// which take such calls on span kernels; on AMD GPUs a float32 or
+// bfloat16 row of that kind loses its far entries at a scale under 1
+// (README, Known issues).
 //
 // # Errors
 //
