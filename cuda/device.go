@@ -95,8 +95,8 @@ type Device struct {
 	ctx         cu.CUContext
 	mod         cu.Module
 	kernels     map[string]*kernel
-	spanMod     cu.Module
-	spanKernels map[string]*kernel // cukernels.SpanFatbin's, for spanCall's calls
+	spanMod     cu.Module          // cukernels.SpanFatbin's module
+	spanKernels map[string]*kernel // and kernels, for spanCall's calls
 	noPipe      bool               // tests: tier 1 without its pipelined kernels
 	noPacked    bool               // tests: tier 1 without its packed kernels
 	packed      bool               // tests: tier 1's packed kernels wherever they can run
