@@ -40,7 +40,7 @@
 // Backward K = 4 holds 64 values per thread (y and dy): it fits the 128
 // registers of a 512-thread block, so its kernels run at most 512 threads
 // and the Go side takes K = 4 only for rows of at most 512 threads.
-#define SM_SPAN_THREADS 512
+#define SM_WIDE_THREADS 512
 // Kernels bounded below SM_MAX_THREADS ask for one block per SM: without
 // it ptxas held float32 backward at K = 4 to 64 registers and spilled 24
 // bytes (72 fit without spills, and the spilling kernel ran 6% slower at
@@ -115,7 +115,7 @@
 // entry 5), so backward K = 4 runs blocks of at most 512 threads.
 #define SM_DTYPE(S, T)                                                                                 \
 	SM_ROWS_FWD(1, S, T) SM_ROWS_FWD(2, S, T) SM_ROWS_FWD(4, S, T) SM_ROWS_BWD(1, S, T) SM_ROWS_BWD(2, S, T) \
-	SM_ROWS_BWD_B(4, S, T, SM_SPAN_THREADS, SM_SPAN_THREADS) SM_OTHER_TIERS(S, T)
+	SM_ROWS_BWD_B(4, S, T, SM_WIDE_THREADS, SM_WIDE_THREADS) SM_OTHER_TIERS(S, T)
 
 // Tier 1's wide backward (bwd_rows_packed, unmasked rows): K = 16, 64
 // values of y and 64 of dy a thread, so a warp holds a row of 2048 columns
