@@ -29,7 +29,9 @@ import (
 var seeds = flag.Int("seeds", 120, "random problems per dtype (short: 20)")
 
 // -fatbin runs the suite on another build of the kernels (a file of the
-// same kernels, compiled otherwise) instead of the embedded fatbin.
+// same kernels, compiled otherwise) instead of the embedded fatbin. Calls
+// that take the span kernels (spanCall) still run the embedded span
+// fatbin.
 var fatbinFile = flag.String("fatbin", "", "load the kernels from this file instead of the embedded fatbin")
 var fatbinOnce sync.Once
 

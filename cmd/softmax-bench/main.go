@@ -70,8 +70,8 @@ func main() {
 	graph := flag.Bool("graph", true, "also time the Gorgonia graph path (GPU vs CPU) and the launch overhead")
 	commit := flag.String("commit", "", "commit measured (default: the binary's VCS stamp)")
 	seed := flag.Uint64("seed", uint64(time.Now().UnixNano()), "random seed")
-	scale := flag.Float64("scale", 1, "the scale every op takes (Options.Scale); the issue's shapes are measured at 1")
-	fatbin := flag.String("fatbin", "", "load the kernels from this file instead of the embedded fatbin (to compare kernel builds in one binary)")
+	scale := flag.Float64("scale", 1, "the scale the timed ops take (Options.Scale; not the launch-overhead and graph records); the issue's shapes are measured at 1")
+	fatbin := flag.String("fatbin", "", "load the default kernels from this file instead of the embedded fatbin (to compare kernel builds in one binary); calls that take the span kernels (float32 and bfloat16 log-softmax under scale 1, any op under 2^-100) still run the embedded span fatbin")
 	flag.Parse()
 	if *fatbin != "" {
 		b, err := os.ReadFile(*fatbin)
