@@ -15,6 +15,10 @@
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 dir=$(realpath -m "${1:-$repo/cukernels}")
+if [ ! -d "$dir" ]; then
+	echo "build-cukernels: $dir is not a folder (the script writes softmax.fatbin and softmax_span.fatbin into one)" >&2
+	exit 2
+fi
 if [ -z "${NVCC:-}" ]; then
 	eval "$(bash "$repo/scripts/cuda-sdk.sh")"
 fi
@@ -32,7 +36,11 @@ gencode+=(-gencode "arch=compute_$PTX,code=compute_$PTX")
 # Build from the kernel folder with relative names, so no path of this
 # checkout ends up in the output.
 cd "$repo/cukernels"
+# Both are built before either replaces its committed file, so a failed
+# build leaves the pair as it was.
 for src in softmax softmax_span; do
 	"$NVCC" -ccbin "${NVCC_CCBIN:-clang-14}" --threads 0 "${FLAGS[@]}" "${gencode[@]}" -o "$dir/$src.fatbin.tmp" "$src.cu"
+done
+for src in softmax softmax_span; do
 	mv "$dir/$src.fatbin.tmp" "$dir/$src.fatbin"
 done
