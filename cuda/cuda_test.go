@@ -502,21 +502,14 @@ func TestGPUSpanScales(t *testing.T) {
 	d := device(t)
 	rng := rand.New(rand.NewPCG(15, 5))
 	for _, dt := range []Dtype{Float32, BFloat16} {
-		for i, n := range []int{33, 1024, 5000, 70000} {
-			for j, s := range []float64{1e-37, 1e-38, 1e-41} {
-				for k, lg := range []bool{false, true} {
-					if (i+j+k)%2 != 0 && (testing.Short() || n > 1024) {
-						continue
-					}
-					rp := reference.Extreme(rng, 12, n, gpucheck.MaxFinite(dt))
-					rp.Scale, rp.Log = s, lg
-					for i := range rp.DY {
-						rp.DY[i] = rng.NormFloat64()
-					}
-					run(t, d, fromRandom(fmt.Sprintf("span12x%d", n), rp), dt)
-				}
+		gpucheck.ExtremeCasesAt(dt, []float64{1e-37, 1e-38, 1e-41}, testing.Short(), func(n int, big, s float64, lg bool) {
+			rp := reference.Extreme(rng, 12, n, big)
+			rp.Scale, rp.Log = s, lg
+			for i := range rp.DY {
+				rp.DY[i] = rng.NormFloat64()
 			}
-		}
+			run(t, d, fromRandom(fmt.Sprintf("span12x%d", n), rp), dt)
+		})
 	}
 }
 

@@ -158,12 +158,17 @@ func ScaleCases(t gpu.Dtype, scales []float64, short bool, fn func(n int, scale 
 // float64 reference must keep its own differences finite. short, and rows
 // past 1024 columns, take half the scales and directions.
 func ExtremeCases(t gpu.Dtype, short bool, fn func(n int, big, scale float64, log bool)) {
+	ExtremeCasesAt(t, []float64{0.125, 1, 3, 1e-30}, short, fn)
+}
+
+// ExtremeCasesAt is ExtremeCases at the given scales.
+func ExtremeCasesAt(t gpu.Dtype, scales []float64, short bool, fn func(n int, big, scale float64, log bool)) {
 	big := MaxFinite(t)
 	if t == gpu.Float64 {
 		big = 1e300
 	}
 	for i, n := range []int{33, 1024, 5000, 70000} {
-		for j, s := range []float64{0.125, 1, 3, 1e-30} {
+		for j, s := range scales {
 			for k, lg := range []bool{false, true} {
 				if (i+j+k)%2 != 0 && (short || n > 1024) {
 					continue
