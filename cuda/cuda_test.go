@@ -1113,8 +1113,8 @@ func TestGPUSplitFused(t *testing.T) {
 	if !d.coop {
 		t.Skip("no cooperative launch on this device")
 	}
-	defer func(s string, n int) { splitFusedSetting, splitThreadsSetting = s, n }(splitFusedSetting, splitThreadsSetting)
-	splitFusedSetting, splitThreadsSetting = "", 0 // the rules (unmasked rows: fused forward)
+	defer func(s string, n, k int) { splitFusedSetting, splitThreadsSetting, splitStashSteps = s, n, k }(splitFusedSetting, splitThreadsSetting, splitStashSteps)
+	splitFusedSetting, splitThreadsSetting, splitStashSteps = "", 0, 3 // the rules (unmasked rows: fused forward)
 	for _, c := range []struct {
 		dt      Dtype
 		shape   []int
@@ -1138,6 +1138,10 @@ func TestGPUSplitFused(t *testing.T) {
 		}
 		if fused && (head != (p.group > 0) || d.l2 == 60<<20 && head != c.head) {
 			t.Errorf("%v %v: kernel %s, evict-first below pack %d; want marks %v", c.dt, c.shape, p.names[0], p.group, c.head)
+		}
+		// the head form, and only it, stashes its blocks' first steps
+		if fused && head != (p.smem > 0) || !fused && p.smem != 0 {
+			t.Errorf("%v %v: kernel %s, %d bytes of stash; want a stash with the head form only", c.dt, c.shape, p.names[0], p.smem)
 		}
 	}
 	// Masked rows of whole packs take the fused kernel at any length, with

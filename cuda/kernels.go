@@ -241,7 +241,7 @@ func (d *Device) splitFused(c *call, p plan) bool {
 // coopFits says whether k runs p's grid of blocks of p.threads all at once.
 func (d *Device) coopFits(c *call, p plan, k *kernel) bool {
 	return k != nil && p.threads <= k.maxThreads &&
-		int64(d.occupancy(k, p.threads, 0))*int64(d.sms) >= p.splits*int64(c.v.Outer)
+		int64(d.occupancy(k, p.threads, p.smem))*int64(d.sms) >= p.splits*int64(c.v.Outer)
 }
 
 // fusedHead is the pack of each row below which the fused kernel's
@@ -272,6 +272,38 @@ func (d *Device) fusedHead(c *call, vec bool, pk int64) int64 {
 }
 
 var splitHeadSetting = os.Getenv("SOFTMAX_SPLIT_HEAD")
+
+// splitStash is the dynamic shared memory of a launch of the fused
+// kernel's head form: each block keeps its first steps of the row there
+// (cukernels/grid.cuh, fwd_split_fused's stash) and writes them from
+// there, so the second read of the rows' heads, which L2 gives up first,
+// does not go to DRAM. As many steps as fit with every block resident
+// (fits), up to splitStashSteps. Measured on the H200 at 4x8388608
+// (docs/PERFORMANCE.md, GPU entry 64): each step a block (32 KB at 512
+// threads, two blocks an SM) took 1.6-2.2 us off the float16 rows, and 3
+// steps, the most that fit, 8-10% (float32 3.4%).
+func splitStash(p plan, fits func(plan) bool) int {
+	if !p.vec {
+		return 0
+	}
+	for keep := splitStashSteps; keep > 0; keep-- {
+		p.smem = keep * p.threads * 4 * vecBytes // LongUnroll's fwd packs a thread and step
+		if fits(p) {
+			return p.smem
+		}
+	}
+	return 0
+}
+
+// splitStashSteps is SOFTMAX_SPLIT_STASH, the most steps a block stashes
+// (0: none; a tuning knob for benchmarks and tests, read once at start),
+// else 3.
+var splitStashSteps = func() int {
+	if n, err := strconv.Atoi(os.Getenv("SOFTMAX_SPLIT_STASH")); err == nil && n >= 0 {
+		return n
+	}
+	return 3
+}()
 
 // splitQueues is cukernels/grid.cuh's SM_QUEUES: the counters a row's
 // warps take the fused kernel's write steps from, warp w from counter w
@@ -815,6 +847,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 			p.names, p.coop = []string{d.kernel(c, "split_fused").name}, true
 			if head, k := d.fusedHead(c, p.vec, int64(pk)), d.kernel(c, "split_fused_head"); head > 0 && d.coopFits(c, p, k) {
 				p.names[0], p.group = k.name, int(head)
+				p.smem = splitStash(p, func(p plan) bool { return d.coopFits(c, p, k) })
 			}
 		case splitPieces(c.dt, c.bwd, p.chunk, stepAt(p.threads)):
 			p.names[1] = d.kernel(c, "split_pieces").name

@@ -542,8 +542,8 @@ __device__ __forceinline__ void fwd_grid_body(const T* x, T* y, const View& v, b
 		if (vec) {
 			__shared__ unsigned long long cbar;
 			// the share's mask bytes ride the data's bulk copy and mbarrier where
-			// they are one run of 16-byte units (masked half rows 3-5% faster
-			// than by cp.async, docs/PERFORMANCE.md GPU entry 63); else mg is
+			// they are one run of 16-byte units (masked half rows 2.7-4.7%
+			// faster than by cp.async, docs/PERFORMANCE.md GPU entry 63); else mg is
 			// nullptr and grid_copy_mask moves them
 			const unsigned char* mg = v.mask ? v.mask + gr.mrow + gr.lo : nullptr;
 			if (mg && !(gr.vmask && (unsigned long long)mg % 16 == 0 && sl.len % 16 == 0)) mg = nullptr;
@@ -673,12 +673,14 @@ template <int U> struct LongQueue : LongWalk<U> {
 	unsigned* ctr;  // this warp's queue
 	unsigned q, mine; // the queue's number and its steps
 	unsigned ahead;   // lane 0: the queue's answer for the warp's next step
-	__device__ __forceinline__ LongQueue(unsigned* row_queues, i64 warp, i64 phi_) : LongWalk<U>(0, phi_) {
+	i64 lo;           // the walk's first pack (the packs before are the blocks' stashes)
+	__device__ __forceinline__ LongQueue(unsigned* row_queues, i64 warp, i64 lo_, i64 phi_)
+	    : LongWalk<U>(0, phi_), lo(lo_) {
 		this->t = threadIdx.x % 32;
 		this->step = 32;
 		q = (unsigned)(warp % queues);
 		ctr = row_queues + q * line;
-		const unsigned steps = (unsigned)((phi_ + this->span() - 1) / this->span());
+		const unsigned steps = (unsigned)((phi_ - lo_ + this->span() - 1) / this->span());
 		mine = steps > q ? (steps - 1 - q) / queues + 1 : 0;
 		ahead = take();
 		next();
@@ -687,7 +689,7 @@ template <int U> struct LongQueue : LongWalk<U> {
 	__device__ __forceinline__ void next() {
 		const unsigned k = __shfl_sync(0xffffffffu, ahead, 0);
 		ahead = take();
-		this->bk = k < mine ? ((i64)(mine - 1 - k) * queues + q) * this->span() : -1;
+		this->bk = k < mine ? lo + ((i64)(mine - 1 - k) * queues + q) * this->span() : -1;
 	}
 };
 
@@ -730,6 +732,34 @@ __device__ __forceinline__ void write_packs(const T* xr, T* yr, const View& v, c
 	}
 }
 
+// stash_write writes the fused kernel's stash: the `keep` whole steps of
+// walk w, whose packs this thread holds at stash[(k*U + u)*blockDim.x]
+// (step k, pack u; stash is this thread's first).
+template <typename T, int P, int U>
+__device__ __forceinline__ void stash_write(const Pack<T, P>* stash, T* yr, const View& v, LongTiles<U> w, int keep,
+                                            const Fin<typename Num<T>::acc>& f) {
+	typedef typename Num<T>::acc A;
+	for (int k = 0; k < keep; ++k, w.next()) {
+		LongPacks<T, P, U, true> s;
+#pragma unroll
+		for (int u = 0; u < U; ++u) s.r[u] = stash[(k * U + u) * (int)blockDim.x];
+		switch (f.kind) {
+		case ROW_NORMAL:
+			if (v.log) write_step<T, P, U, LONG_LOG>(s, yr, w, v, f, A(0));
+			else write_step<T, P, U, LONG_EXP>(s, yr, w, v, f, A(0));
+			break;
+		case ROW_NAN:
+			write_step<T, P, U, LONG_NAN>(s, yr, w, v, f, A(0));
+			break;
+		case ROW_INF:
+			write_step<T, P, U, LONG_INF>(s, yr, w, v, f, v.log ? A(-log((double)f.infs)) : A(1.0 / f.infs));
+			break;
+		default: // nothing kept (not reached: a stash is kept whole)
+			fill_step<T, P>(yr, w, long_pack_of<T, P>(v.log ? -sm_inf<A>() : A(0)));
+		}
+	}
+}
+
 // tiles_stats_head is tiles_stats for the fused kernel's head form: block
 // b's whole steps that start below pack `head` are loaded evict-first
 // (sm_load_first), the rest as usual. Lines so marked are the first L2
@@ -739,15 +769,15 @@ __device__ __forceinline__ void write_packs(const T* xr, T* yr, const View& v, c
 template <typename T>
 __device__ __forceinline__ void tiles_stats_head(const T* xr, const View& v, i64 mrow, i64 kept, i64 b, i64 splits,
                                                  bool vec, i64 head, unsigned char* bits,
-                                                 Stats<typename Num<T>::acc>& st) {
+                                                 Stats<typename Num<T>::acc>& st, i64 k0) {
 	constexpr int P = PackWidth<T, 16>::value, U = LongUnroll<T>::fwd;
 	if (!vec || head <= 0) {
-		tiles_stats<T>(xr, v, mrow, kept, b, splits, vec, bits, st);
+		tiles_stats<T>(xr, v, mrow, kept, b, splits, vec, bits, st, k0);
 		return;
 	}
 	const i64 span = (i64)U * blockDim.x;
 	const LongKeep ck = long_keep_bits<P>(v, mrow, kept, 0, v.n, bits);
-	LongTiles<U> w(b * span, v.n / P, splits * span);
+	LongTiles<U> w((b + k0 * splits) * span, v.n / P, splits * span);
 	for (; w.bk < head && w.full(ck.pfull); w.next()) {
 		LongPacks<T, P, U, true> s;
 		s.load_first(xr, w);
@@ -780,8 +810,29 @@ __device__ __forceinline__ void fwd_split_fused(const T* x, T* y, const View& v,
 	unsigned* queues = reinterpret_cast<unsigned*>(work) + qbase + row * Q * L;
 	unsigned char* bits = split_bits(work, 4 * (qbase + (i64)gridDim.y * Q * L), v, vec, row);
 	Stats<A> st = stats_init<A>();
-	if (HEAD) tiles_stats_head<T>(x + row * v.n, v, mrow, kept, b, splits, vec, head, bits, st);
-	else tiles_stats<T>(x + row * v.n, v, mrow, kept, b, splits, vec, bits, st);
+	// The head form's stash: block b's first `keep` steps (the row's first
+	// keep*splits steps, which L2 gives up first) stay in its dynamic
+	// shared memory, a thread its own packs, and are written from there
+	// after the queues: as many whole, kept steps as the launch gave it
+	// room for (docs/PERFORMANCE.md, GPU entry 64).
+	const i64 bspan = (i64)U * blockDim.x; // packs a block's step
+	int keep = 0;
+	Pack<T, P>* stash = reinterpret_cast<Pack<T, P>*>(sm_dynamic) + threadIdx.x;
+	if constexpr (HEAD) {
+		if (vec) keep = (int)min((i64)(sm_dynamic_bytes() / (unsigned)(bspan * sizeof(Pack<T, P>))),
+		                         long_keep_bits<P>(v, mrow, kept, 0, v.n, bits).pfull / (splits * bspan));
+		LongTiles<U> w(b * bspan, v.n / P, splits * bspan);
+		for (int k = 0; k < keep; ++k, w.next()) {
+			LongPacks<T, P, U, true> s;
+			s.load_first(x + row * v.n, w);
+#pragma unroll
+			for (int u = 0; u < U; ++u) stash[(k * U + u) * (int)blockDim.x] = s.r[u];
+			step_stats(st, s, v.ex);
+		}
+		tiles_stats_head<T>(x + row * v.n, v, mrow, kept, b, splits, vec, head, bits, st, keep);
+	} else {
+		tiles_stats<T>(x + row * v.n, v, mrow, kept, b, splits, vec, bits, st);
+	}
 	st = block_reduce(st, MergeOp<T>{v.ex}, stats_init<A>());
 	if (b == 0 && threadIdx.x < Q) queues[threadIdx.x * L] = 0;
 	const GridMeet meet{work + row * splits, sync + 2 * row, (unsigned)splits};
@@ -794,10 +845,12 @@ __device__ __forceinline__ void fwd_split_fused(const T* x, T* y, const View& v,
 	const T* xr = x + row * v.n;
 	T* yr = y + row * v.n;
 	const i64 warp = b * (blockDim.x / 32) + threadIdx.x / 32; // in the row
-	if (vec)
-		write_chunk<T, P>(xr, yr, v, long_keep_bits<P>(v, mrow, kept, 0, v.n, bits), LongQueue<U>(queues, warp, v.n / P),
-		                  f);
-	else write_chunk<T, 1>(xr, yr, v, long_keep<1>(v, mrow, kept, 0, v.n), LongQueue<U>(queues, warp, v.n), f);
+	if (vec) {
+		write_chunk<T, P>(xr, yr, v, long_keep_bits<P>(v, mrow, kept, 0, v.n, bits),
+		                  LongQueue<U>(queues, warp, (i64)keep * splits * bspan, v.n / P), f);
+		if (HEAD && keep > 0)
+			stash_write<T, P, U>(stash, yr, v, LongTiles<U>(b * bspan, v.n / P, splits * bspan), keep, f);
+	} else write_chunk<T, 1>(xr, yr, v, long_keep<1>(v, mrow, kept, 0, v.n), LongQueue<U>(queues, warp, 0, v.n), f);
 }
 
 // ------------------------------------------- tier 8: rows over clusters --

@@ -453,16 +453,18 @@ __device__ __forceinline__ void chunk_stats(const T* xr, const View& v, i64 mrow
 	else stats_packs<T, 1>(xr, v, long_keep<1>(v, mrow, kept, lo, hi), LongWalk<U>(lo, hi), st);
 }
 
-// tiles_stats folds block b's steps of a row (LongTiles) into st.
+// tiles_stats folds block b's steps of a row (LongTiles) into st, from
+// its step k0 on (the steps before are the fused kernel's stash; vec only).
 // bits: the row's keep bits to write (split_bits), or nullptr.
 template <typename T>
 __device__ __forceinline__ void tiles_stats(const T* xr, const View& v, i64 mrow, i64 kept, i64 b, i64 splits,
-                                            bool vec, unsigned char* bits, Stats<typename Num<T>::acc>& st) {
+                                            bool vec, unsigned char* bits, Stats<typename Num<T>::acc>& st,
+                                            i64 k0 = 0) {
 	constexpr int P = PackWidth<T, 16>::value, U = LongUnroll<T>::fwd;
 	const i64 span = (i64)U * blockDim.x;
 	if (vec)
 		stats_packs<T, P>(xr, v, long_keep_bits<P>(v, mrow, kept, 0, v.n, bits),
-		                  LongTiles<U>(b * span, v.n / P, splits * span), st);
+		                  LongTiles<U>((b + k0 * splits) * span, v.n / P, splits * span), st);
 	else stats_packs<T, 1>(xr, v, long_keep<1>(v, mrow, kept, 0, v.n), LongTiles<U>(b * span, v.n, splits * span), st);
 }
 

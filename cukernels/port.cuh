@@ -113,6 +113,19 @@ __device__ __forceinline__ unsigned sm_sign_bytes(unsigned x, unsigned sel) {
 #endif
 }
 
+// sm_dynamic_bytes is the block's dynamic shared memory, in bytes, as
+// the launch gave it; 0 on HIP, whose Go side gives the kernels that ask
+// (the fused split kernel's stash) none.
+__device__ __forceinline__ unsigned sm_dynamic_bytes() {
+#if defined(__HIPCC__)
+	return 0;
+#else
+	unsigned r;
+	asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(r));
+	return r;
+#endif
+}
+
 // sm_async_copy<N> (below, after sm_saddr) copies N bytes (N-aligned at
 // both ends) from global to shared memory; on sm_80 and later for N = 4, 8
 // or 16 without passing through registers (cp.async), completing at
