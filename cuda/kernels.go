@@ -280,13 +280,14 @@ var splitHeadSetting = os.Getenv("SOFTMAX_SPLIT_HEAD")
 // does not go to DRAM. As many steps as fit with every block resident
 // (fits), up to splitStashSteps. Measured on the H200 at 4x8388608
 // (docs/PERFORMANCE.md, GPU entry 64): each step a block (32 KB at 512
-// threads, two blocks an SM) took 1.6-2.2 us off the float16 rows, and 3
-// steps, the most that fit, 8-10% (float32 3.4%).
-func splitStash(p plan, fits func(plan) bool) int {
-	if !p.vec {
+// threads, two blocks an SM) took 1.1-2.3 us off the float16 rows, and 3
+// steps, the most that fit, 9-10% (float32 3.8-4.7%, bfloat16 2.4-4.9%).
+// Float64 takes none: not measured, and its head kernel spills.
+func splitStash(c *call, p plan, fits func(plan) bool) int {
+	if !p.vec || c.dt == Float64 {
 		return 0
 	}
-	for keep := splitStashSteps; keep > 0; keep-- {
+	for keep := min(splitStashSteps, 8); keep > 0; keep-- { // 8 bounds the loop; 3 is what was measured
 		p.smem = keep * p.threads * 4 * vecBytes // LongUnroll's fwd packs a thread and step
 		if fits(p) {
 			return p.smem
@@ -847,7 +848,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 			p.names, p.coop = []string{d.kernel(c, "split_fused").name}, true
 			if head, k := d.fusedHead(c, p.vec, int64(pk)), d.kernel(c, "split_fused_head"); head > 0 && d.coopFits(c, p, k) {
 				p.names[0], p.group = k.name, int(head)
-				p.smem = splitStash(p, func(p plan) bool { return d.coopFits(c, p, k) })
+				p.smem = splitStash(c, p, func(p plan) bool { return d.coopFits(c, p, k) })
 			}
 		case splitPieces(c.dt, c.bwd, p.chunk, stepAt(p.threads)):
 			p.names[1] = d.kernel(c, "split_pieces").name
