@@ -114,8 +114,8 @@ __device__ __forceinline__ unsigned sm_sign_bytes(unsigned x, unsigned sel) {
 }
 
 // sm_dynamic_bytes is the block's dynamic shared memory, in bytes, as
-// the launch gave it; 0 on HIP, whose Go side gives the kernels that ask
-// (the fused split kernel's stash) none.
+// the launch gave it; 0 on HIP, which builds no kernel that asks (the
+// fused split kernel, whose stash it sizes, is CUDA's: grid.cuh).
 __device__ __forceinline__ unsigned sm_dynamic_bytes() {
 #if defined(__HIPCC__)
 	return 0;
