@@ -1105,9 +1105,10 @@ func TestGPUSplitPieces(t *testing.T) {
 // last step is partial); 2^22+8 (float32 at 512 threads; on the H200 the
 // rows with neither mask nor causal limit take the head form, whose
 // statistics pass loads all but their last 7.5 MB evict-first:
-// fusedHead). Masks, causal limits and special values on
-// each. Every launch reuses the rows' barrier words as the one before
-// left them.
+// fusedHead, and keep their blocks' first steps in shared memory: the
+// plain rows at each depth splitStash allows). Masks, causal limits and
+// special values on each. Every launch reuses the rows' barrier words as
+// the one before left them.
 func TestGPUSplitFused(t *testing.T) {
 	d := device(t)
 	if !d.coop {
@@ -1204,9 +1205,24 @@ func TestGPUSplitFused(t *testing.T) {
 			for variant := range 9 {
 				skip := j == 3 && variant != 0 && variant != 5 && variant != 7 || // 16M elements a problem
 					testing.Short() && (j == 0 && variant%2 == 1 || j == 1 && variant != 0 && variant != 1 && variant != 3 && variant != 4 && variant != 8)
-				if !skip {
+				if skip {
+					continue
+				}
+				// The unmasked head-form rows once at each stash depth,
+				// none to the 3 steps that fit on the H200 (float64 takes
+				// none); the rest at 3.
+				depths := []int{3}
+				if head && variant == 0 && dt != Float64 {
+					depths = []int{0, 1, 2, 3}
+				}
+				for _, k := range depths {
+					splitStashSteps = k
+					if q := planAt(t, d, dt, []int{4, n}, false, TierSplit); variant == 0 && d.l2 == 60<<20 && dt != Float64 && head && q.smem != k*q.threads*4*vecBytes {
+						t.Errorf("%v 4x%d: %d bytes of stash at %d steps; want %d", dt, n, q.smem, k, k*q.threads*4*vecBytes)
+					}
 					run(t, d, rowsProblem(rng, 4, n, variant), dt, TierSplit)
 				}
+				splitStashSteps = 3
 			}
 		}
 	}
