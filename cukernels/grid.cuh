@@ -707,72 +707,19 @@ template <typename T, int P, int U> __device__ __forceinline__ void fill_rest(T*
 	for (; w.bk >= 0; w.next()) fill_step<T, P>(p, w, o);
 }
 
-// StashQueue is LongQueue, then this thread's share of its block's stash
-// (fwd_split_fused's head form): once the warp's queue is done, the walk
-// goes on over the block's first `keep` steps (LongTiles' steps first,
-// first + stride, ...; whole steps all), whose packs the thread holds in
-// shared memory at stash[(k*U + u)*blockDim.x] (step k, pack u).
-template <typename T, int P, int U> struct StashQueue : LongQueue<U> {
-	const Pack<T, P>* stash; // this thread's first stashed pack
-	i64 first, stride;
-	int keep, k; // k: the stash's step now, -1 while the queue lasts
-	__device__ __forceinline__ StashQueue(unsigned* row_queues, i64 warp, i64 lo_, i64 phi_, const Pack<T, P>* stash_,
-	                                      i64 first_, i64 stride_, int keep_)
-	    : LongQueue<U>(row_queues, warp, lo_, phi_), stash(stash_), first(first_), stride(stride_), keep(keep_), k(-1) {
-		if (this->bk < 0) to_stash();
-	}
-	__device__ __forceinline__ bool stashed() const { return k >= 0; }
-	__device__ __forceinline__ void to_stash() {
-		this->t = threadIdx.x; // the block's steps, not the warp's
-		this->step = blockDim.x;
-		k = 0;
-		this->bk = keep > 0 ? first : -1;
-	}
-	__device__ __forceinline__ void next() {
-		if (k < 0) {
-			LongQueue<U>::next();
-			if (this->bk < 0) to_stash();
-			return;
-		}
-		++k;
-		this->bk = k < keep ? first + k * stride : -1;
-	}
-};
-
-template <typename T, int P, int U>
-__device__ __forceinline__ void fill_rest(T* p, StashQueue<T, P, U> w, const Pack<T, P>& o) {
-	for (; w.bk >= 0; w.next()) fill_step<T, P>(p, w, o);
-}
-
-// load_step loads a whole step of a queue's walk: from the row, or a
-// stashed step from shared memory.
-template <typename T, int P, int U>
-__device__ __forceinline__ void load_step(LongPacks<T, P, U, true>& s, const T* xr, const LongQueue<U>& w) {
-	s.load(xr, w);
-}
-template <typename T, int P, int U>
-__device__ __forceinline__ void load_step(LongPacks<T, P, U, true>& s, const T* xr, const StashQueue<T, P, U>& w) {
-	if (!w.stashed()) {
-		s.load(xr, w);
-		return;
-	}
-#pragma unroll
-	for (int u = 0; u < U; ++u) s.r[u] = w.stash[(w.k * U + u) * (int)blockDim.x];
-}
-
-// write_queue is write_packs over a queue's walk (long.cuh's for the
-// other walks): the steps come in no fixed order, so the kind of each
-// (whole, partial, past the causal limit) is decided step by step.
-template <typename T, int P, int MODE, typename Queue>
-__device__ __forceinline__ void write_queue(const T* xr, T* yr, const View& v, const LongKeep& ck, Queue w,
+// write_packs over LongQueue (long.cuh's for the other walks): the steps
+// come in no fixed order, so the kind of each (whole, partial, past the
+// causal limit) is decided step by step.
+template <typename T, int P, int MODE, int U>
+__device__ __forceinline__ void write_packs(const T* xr, T* yr, const View& v, const LongKeep& ck, LongQueue<U> w,
                                             const Fin<typename Num<T>::acc>& f, typename Num<T>::acc c) {
 	typedef typename Num<T>::acc A;
-	constexpr int U = LongUnroll<T>::fwd;
+	static_assert(U == LongUnroll<T>::fwd, "the forward walk");
 	const Pack<T, P> masked = long_pack_of<T, P>(v.log ? -sm_inf<A>() : A(0));
 	for (; w.bk >= 0; w.next()) {
 		if (w.full(ck.pfull)) {
 			LongPacks<T, P, U, true> s;
-			load_step(s, xr, w);
+			s.load(xr, w);
 			write_step<T, P, U, MODE>(s, yr, w, v, f, c);
 		} else if (w.bk < ck.pkept) {
 			LongPacks<T, P, U, false> s;
@@ -785,19 +732,23 @@ __device__ __forceinline__ void write_queue(const T* xr, T* yr, const View& v, c
 	}
 }
 
-template <typename T, int P, int MODE, int U>
-__device__ __forceinline__ void write_packs(const T* xr, T* yr, const View& v, const LongKeep& ck, LongQueue<U> w,
-                                            const Fin<typename Num<T>::acc>& f, typename Num<T>::acc c) {
-	static_assert(U == LongUnroll<T>::fwd, "the forward walk");
-	write_queue<T, P, MODE>(xr, yr, v, ck, w, f, c);
-}
+// StashTiles walks block b's stash (fwd_split_fused's head form): the
+// first `keep` steps of its LongTiles walk, whole steps all, whose packs
+// this thread holds in shared memory at stash[(k*U + u)*blockDim.x] (step
+// k, pack u). Past the last, bk is phi: no step is left to write.
+template <typename T, int P, int U> struct StashTiles : LongTiles<U> {
+	const Pack<T, P>* stash; // this thread's first stashed pack
+	int keep, k;
+	__device__ __forceinline__ StashTiles(const Pack<T, P>* stash_, i64 first, i64 phi_, i64 stride_, int keep_)
+	    : LongTiles<U>(keep_ > 0 ? first : phi_, phi_, stride_), stash(stash_), keep(keep_), k(0) {}
+	__device__ __forceinline__ void next() { this->bk = ++k < keep ? this->bk + this->stride : this->phi; }
+};
 
-template <typename T, int P, int MODE, int U>
-__device__ __forceinline__ void write_packs(const T* xr, T* yr, const View& v, const LongKeep& ck,
-                                            StashQueue<T, P, U> w, const Fin<typename Num<T>::acc>& f,
-                                            typename Num<T>::acc c) {
-	static_assert(U == LongUnroll<T>::fwd, "the forward walk");
-	write_queue<T, P, MODE>(xr, yr, v, ck, w, f, c);
+// load_step for StashTiles: the step from shared memory.
+template <typename T, int P, int U>
+__device__ __forceinline__ void load_step(LongPacks<T, P, U, true>& s, const T*, const StashTiles<T, P, U>& w) {
+#pragma unroll
+	for (int u = 0; u < U; ++u) s.r[u] = w.stash[(w.k * U + u) * (int)blockDim.x];
 }
 
 // tiles_stats_head is tiles_stats for the fused kernel's head form: block
@@ -885,15 +836,12 @@ __device__ __forceinline__ void fwd_split_fused(const T* x, T* y, const View& v,
 	const T* xr = x + row * v.n;
 	T* yr = y + row * v.n;
 	const i64 warp = b * (blockDim.x / 32) + threadIdx.x / 32; // in the row
-	if (HEAD && vec)
-		write_chunk<T, P>(xr, yr, v, long_keep_bits<P>(v, mrow, kept, 0, v.n, bits),
-		                  StashQueue<T, P, U>(queues, warp, (i64)keep * splits * bspan, v.n / P, stash, b * bspan,
-		                                      splits * bspan, keep),
-		                  f);
-	else if (vec)
-		write_chunk<T, P>(xr, yr, v, long_keep_bits<P>(v, mrow, kept, 0, v.n, bits),
-		                  LongQueue<U>(queues, warp, 0, v.n / P), f);
-	else write_chunk<T, 1>(xr, yr, v, long_keep<1>(v, mrow, kept, 0, v.n), LongQueue<U>(queues, warp, 0, v.n), f);
+	if (vec) {
+		const LongKeep ck = long_keep_bits<P>(v, mrow, kept, 0, v.n, bits);
+		write_chunk<T, P>(xr, yr, v, ck, LongQueue<U>(queues, warp, (i64)keep * splits * bspan, v.n / P), f);
+		if (HEAD && keep > 0)
+			write_chunk<T, P>(xr, yr, v, ck, StashTiles<T, P, U>(stash, b * bspan, v.n / P, splits * bspan, keep), f);
+	} else write_chunk<T, 1>(xr, yr, v, long_keep<1>(v, mrow, kept, 0, v.n), LongQueue<U>(queues, warp, 0, v.n), f);
 }
 
 // ------------------------------------------- tier 8: rows over clusters --

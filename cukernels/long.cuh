@@ -501,6 +501,13 @@ __device__ __forceinline__ void write_step(const LongPacks<T, P, U, ALL>& s, T* 
 	}
 }
 
+// load_step loads a whole step of walk w: from the row, for every walk
+// but a stash's (grid.cuh's StashTiles).
+template <typename T, int P, int U, typename Walk>
+__device__ __forceinline__ void load_step(LongPacks<T, P, U, true>& s, const T* xr, const Walk& w) {
+	s.load(xr, w);
+}
+
 // write_packs writes the packs of y that walk w steps over; past the
 // causal limit, and in rows with nothing kept, the output is that of a
 // masked entry.
@@ -511,7 +518,7 @@ __device__ __forceinline__ void write_packs(const T* xr, T* yr, const View& v, c
 	constexpr int U = LongUnroll<T>::fwd;
 	for (; w.full(ck.pfull); w.next()) {
 		LongPacks<T, P, U, true> s;
-		s.load(xr, w);
+		load_step(s, xr, w);
 		write_step<T, P, U, MODE>(s, yr, w, v, f, c);
 	}
 	for (; w.bk < ck.pkept; w.next()) {
