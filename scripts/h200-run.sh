@@ -13,6 +13,9 @@
 #   xz -f bin/softmax-bench bin/cuda.test
 #   bash scripts/h200-run.sh COMMIT          (on the GPU machine, carry bin)
 #
+# Give the call its full 600 s and nothing else to do: at 450 s it ran out
+# of time before writing the archive (session 42).
+#
 # Then, here: tar xzf run.tgz, and merge with
 # `go run ./cmd/bench-merge -ours ours.json -torch torch.json -out docs/bench`.
 # The exit status is non-zero if a step failed; the archive is written
