@@ -735,7 +735,11 @@ __device__ __forceinline__ void write_packs(const T* xr, T* yr, const View& v, c
 // StashTiles walks block b's stash (fwd_split_fused's head form): the
 // first `keep` steps of its LongTiles walk, whole steps all, whose packs
 // this thread holds in shared memory at stash[(k*U + u)*blockDim.x] (step
-// k, pack u). Past the last, bk is phi: no step is left to write.
+// k, pack u). Past the last, bk is phi: no step is left to write. A row
+// with nothing kept (every value -Inf) takes write_chunk's fill_rest,
+// which walks the sliced LongTiles over the block's whole share: the
+// masked output the queue already wrote, written again (those rows
+// only; the output is the same).
 template <typename T, int P, int U> struct StashTiles : LongTiles<U> {
 	const Pack<T, P>* stash; // this thread's first stashed pack
 	int keep, k;
