@@ -267,11 +267,21 @@ func (d *Device) fusedHead(c *call, vec bool, pk int64) int64 {
 	if 2*rows*n*int64(c.dt.Size()) > 5*int64(d.l2) {
 		return 0
 	}
-	tail := gpu.CeilDiv(int64(d.l2)/2, rows*vecBytes) // packs a row left unmarked
+	tail := gpu.CeilDiv(int64(d.l2)*int64(splitTailPercent)/100, rows*vecBytes) // packs a row left unmarked
 	return max(0, n/pk-tail)
 }
 
 var splitHeadSetting = os.Getenv("SOFTMAX_SPLIT_HEAD")
+
+// splitTailPercent is SOFTMAX_SPLIT_TAIL, the share of L2 (in percent) the
+// head form's rows leave unmarked at their ends (a tuning knob for
+// benchmarks, read once at start), else 50.
+var splitTailPercent = func() int {
+	if n, err := strconv.Atoi(os.Getenv("SOFTMAX_SPLIT_TAIL")); err == nil && n >= 0 {
+		return n
+	}
+	return 50
+}()
 
 // splitStash is the dynamic shared memory of a launch of the fused
 // kernel's head form: each block keeps its first steps of the row there
@@ -318,10 +328,10 @@ const splitFusedMaskedL2 = 4
 
 var splitFusedSetting = os.Getenv("SOFTMAX_SPLIT_FUSED")
 
-// splitThreadsSetting is SOFTMAX_SPLIT_THREADS: 256, 512 or 1024 threads
-// a block for every split launch, one wave of 1024 threads an SM (a
-// tuning knob for benchmarks, read once at start; other values are
-// ignored). A kernel bounded below the setting runs at its bound on the
+// splitThreadsSetting is SOFTMAX_SPLIT_THREADS: threads a block for every
+// split launch, a multiple of 32 from 64 to 1024, in one wave of as many
+// blocks as 1024 threads an SM hold whole (448: two blocks; a tuning knob
+// for benchmarks, read once at start; other values are ignored). A kernel bounded below the setting runs at its bound on the
 // grid computed for the setting (the split kernels are bounded at 1024).
 var splitThreadsSetting, _ = strconv.Atoi(os.Getenv("SOFTMAX_SPLIT_THREADS"))
 
@@ -826,7 +836,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		if gpu.CeilDiv(n, splitsAt(256)) > 65536 {
 			threads = 512
 		}
-		knob := splitThreadsSetting == 256 || splitThreadsSetting == 512 || splitThreadsSetting == 1024
+		knob := splitThreadsSetting >= 64 && splitThreadsSetting <= 1024 && splitThreadsSetting%32 == 0
 		if knob {
 			threads = splitThreadsSetting
 		}
