@@ -1114,11 +1114,8 @@ func TestGPUSplitFused(t *testing.T) {
 	if !d.coop {
 		t.Skip("no cooperative launch on this device")
 	}
-	defer func(s string, n, k int) { splitFusedSetting, splitThreadsSetting, splitStashPacks = s, n, k }(splitFusedSetting, splitThreadsSetting, splitStashPacks)
-	splitFusedSetting, splitThreadsSetting, splitStashPacks = "", 0, 16 // the rules (unmasked rows: fused forward)
-	// On the H200 (60 MB of L2) 14 packs a thread of 512 fit two blocks an
-	// SM: 3.5 steps.
-	const h200Packs = 14
+	defer func(s string, n, k int) { splitFusedSetting, splitThreadsSetting, splitStashSteps = s, n, k }(splitFusedSetting, splitThreadsSetting, splitStashSteps)
+	splitFusedSetting, splitThreadsSetting, splitStashSteps = "", 0, 3 // the rules (unmasked rows: fused forward)
 	for _, c := range []struct {
 		dt      Dtype
 		shape   []int
@@ -1144,8 +1141,8 @@ func TestGPUSplitFused(t *testing.T) {
 			t.Errorf("%v %v: kernel %s, evict-first below pack %d; want marks %v", c.dt, c.shape, p.names[0], p.group, c.head)
 		}
 		// the head form, and only it, stashes its blocks' first steps (on
-		// the H200 3.5 of them fit)
-		if head && d.l2 == 60<<20 && p.smem != h200Packs*p.threads*vecBytes || !head && p.smem != 0 {
+		// the H200 three of them fit)
+		if head && d.l2 == 60<<20 && p.smem != 3*p.threads*4*vecBytes || !head && p.smem != 0 {
 			t.Errorf("%v %v: kernel %s, %d bytes of stash; want a stash with the head form only", c.dt, c.shape, p.names[0], p.smem)
 		}
 	}
@@ -1211,24 +1208,21 @@ func TestGPUSplitFused(t *testing.T) {
 				if skip {
 					continue
 				}
-				// The unmasked head-form rows once at each stash depth in
-				// packs a thread (4 a step), none to the 14 that fit on
-				// the H200 (float64 takes none): a part of the first step,
-				// two whole steps, three and a pack, and as many as fit;
-				// the rest at the default.
-				depths := []int{16}
+				// The unmasked head-form rows once at each stash depth,
+				// none to the 3 steps that fit on the H200 (float64 takes
+				// none); the rest at 3.
+				depths := []int{3}
 				if head && variant == 0 && dt != Float64 {
-					depths = []int{0, 3, 8, 13, 16}
+					depths = []int{0, 1, 2, 3}
 				}
 				for _, k := range depths {
-					splitStashPacks = k
-					want := min(k, h200Packs)
-					if q := planAt(t, d, dt, []int{4, n}, false, TierSplit); variant == 0 && d.l2 == 60<<20 && dt != Float64 && head && q.smem != want*q.threads*vecBytes {
-						t.Errorf("%v 4x%d: %d bytes of stash at %d packs; want %d", dt, n, q.smem, k, want*q.threads*vecBytes)
+					splitStashSteps = k
+					if q := planAt(t, d, dt, []int{4, n}, false, TierSplit); variant == 0 && d.l2 == 60<<20 && dt != Float64 && head && q.smem != k*q.threads*4*vecBytes {
+						t.Errorf("%v 4x%d: %d bytes of stash at %d steps; want %d", dt, n, q.smem, k, k*q.threads*4*vecBytes)
 					}
 					run(t, d, rowsProblem(rng, 4, n, variant), dt, TierSplit)
 				}
-				splitStashPacks = 16
+				splitStashSteps = 3
 			}
 		}
 	}

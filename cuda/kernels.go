@@ -287,20 +287,18 @@ var splitTailPercent = func() int {
 // kernel's head form: each block keeps its first steps of the row there
 // (cukernels/grid.cuh, fwd_split_fused's stash) and writes them from
 // there, so the second read of the rows' heads, which L2 gives up first,
-// does not go to DRAM. As many 16-byte packs a thread as fit with every
-// block resident (fits), up to splitStashPacks; a last step the stash
-// holds in part has its other packs read again. Measured on the H200 at
-// 4x8388608 (docs/PERFORMANCE.md, GPU entries 64 and 67): each step a
-// block (4 packs a thread, 32 KB at 512 threads, two blocks an SM) took
-// 1.1-2.3 us off the float16 rows, and 3 steps 9-10% (float32 3.8-4.7%,
-// bfloat16 2.4-4.9%); 14 packs, the most that fit at 512 threads.
+// does not go to DRAM. As many steps as fit with every block resident
+// (fits), up to splitStashSteps. Measured on the H200 at 4x8388608
+// (docs/PERFORMANCE.md, GPU entry 64): each step a block (32 KB at 512
+// threads, two blocks an SM) took 1.1-2.3 us off the float16 rows, and 3
+// steps, the most that fit, 9-10% (float32 3.8-4.7%, bfloat16 2.4-4.9%).
 // Float64 takes none: not measured, and its head kernel spills.
 func splitStash(c *call, p plan, fits func(plan) bool) int {
 	if !p.vec || c.dt == Float64 {
 		return 0
 	}
-	for packs := min(splitStashPacks, 32); packs > 0; packs-- { // 32 bounds the loop; 14 is what was measured
-		p.smem = packs * p.threads * vecBytes
+	for keep := min(splitStashSteps, 8); keep > 0; keep-- { // 8 bounds the loop; 3 is what was measured
+		p.smem = keep * p.threads * 4 * vecBytes // LongUnroll's fwd packs a thread and step
 		if fits(p) {
 			return p.smem
 		}
@@ -308,15 +306,14 @@ func splitStash(c *call, p plan, fits func(plan) bool) int {
 	return 0
 }
 
-// splitStashPacks is SOFTMAX_SPLIT_STASH, the most 16-byte packs a thread
-// of the head form stashes (0: none; 4 make a step; a tuning knob for
-// benchmarks and tests, read once at start), else 16: as many as fit (14
-// at 512 threads on the H200).
-var splitStashPacks = func() int {
+// splitStashSteps is SOFTMAX_SPLIT_STASH, the most steps a block stashes
+// (0: none; a tuning knob for benchmarks and tests, read once at start),
+// else 3.
+var splitStashSteps = func() int {
 	if n, err := strconv.Atoi(os.Getenv("SOFTMAX_SPLIT_STASH")); err == nil && n >= 0 {
 		return n
 	}
-	return 16
+	return 3
 }()
 
 // splitQueues is cukernels/grid.cuh's SM_QUEUES: the counters a row's

@@ -733,33 +733,26 @@ __device__ __forceinline__ void write_packs(const T* xr, T* yr, const View& v, c
 }
 
 // StashTiles walks block b's stash (fwd_split_fused's head form): the
-// first `keep` steps of its LongTiles walk, whole steps all, of whose
-// packs this thread holds the first `packs` in shared memory at
-// stash[(k*U + u)*blockDim.x] (step k, pack u; the last step's others
-// are read from the row). Past the last, bk is phi: no step is left to
-// write. A row with nothing kept (every value -Inf) takes write_chunk's
-// fill_rest, which walks the sliced LongTiles over the block's whole
-// share: the masked output the queue already wrote, written again (those
-// rows only; the output is the same).
+// first `keep` steps of its LongTiles walk, whole steps all, whose packs
+// this thread holds in shared memory at stash[(k*U + u)*blockDim.x] (step
+// k, pack u). Past the last, bk is phi: no step is left to write. A row
+// with nothing kept (every value -Inf) takes write_chunk's fill_rest,
+// which walks the sliced LongTiles over the block's whole share: the
+// masked output the queue already wrote, written again (those rows
+// only; the output is the same).
 template <typename T, int P, int U> struct StashTiles : LongTiles<U> {
 	const Pack<T, P>* stash; // this thread's first stashed pack
-	int keep, packs, k;
-	__device__ __forceinline__ StashTiles(const Pack<T, P>* stash_, i64 first, i64 phi_, i64 stride_, int packs_)
-	    : LongTiles<U>(packs_ > 0 ? first : phi_, phi_, stride_), stash(stash_), keep((packs_ + U - 1) / U),
-	      packs(packs_), k(0) {}
+	int keep, k;
+	__device__ __forceinline__ StashTiles(const Pack<T, P>* stash_, i64 first, i64 phi_, i64 stride_, int keep_)
+	    : LongTiles<U>(keep_ > 0 ? first : phi_, phi_, stride_), stash(stash_), keep(keep_), k(0) {}
 	__device__ __forceinline__ void next() { this->bk = ++k < keep ? this->bk + this->stride : this->phi; }
 };
 
-// load_step for StashTiles: the step from shared memory, but for the packs
-// of a last step the stash does not hold.
+// load_step for StashTiles: the step from shared memory.
 template <typename T, int P, int U>
-__device__ __forceinline__ void load_step(LongPacks<T, P, U, true>& s, const T* xr, const StashTiles<T, P, U>& w) {
-	const Pack<T, P>* q = reinterpret_cast<const Pack<T, P>*>(xr) + w.bk;
+__device__ __forceinline__ void load_step(LongPacks<T, P, U, true>& s, const T*, const StashTiles<T, P, U>& w) {
 #pragma unroll
-	for (int u = 0; u < U; ++u) {
-		const int j = w.k * U + u;
-		s.r[u] = j < w.packs ? w.stash[j * (int)blockDim.x] : q[w.off(u)];
-	}
+	for (int u = 0; u < U; ++u) s.r[u] = w.stash[(w.k * U + u) * (int)blockDim.x];
 }
 
 // tiles_stats_head is tiles_stats for the fused kernel's head form: block
@@ -813,25 +806,22 @@ __device__ __forceinline__ void fwd_split_fused(const T* x, T* y, const View& v,
 	unsigned char* bits = split_bits(work, 4 * (qbase + (i64)gridDim.y * Q * L), v, vec, row);
 	Stats<A> st = stats_init<A>();
 	// The head form's stash: block b's first `keep` steps (the row's first
-	// keep*splits steps, which L2 gives up first) are written after the
-	// queues, from its dynamic shared memory, which holds a thread's first
-	// `packs` packs of them: as many as the launch gave it room for, of
-	// whole, kept steps (docs/PERFORMANCE.md, GPU entries 64 and 67; at 512
-	// threads 3.5 steps fit, the last step's other packs are read again).
+	// keep*splits steps, which L2 gives up first) stay in its dynamic
+	// shared memory, a thread its own packs, and are written from there
+	// after the queues: as many whole, kept steps as the launch gave it
+	// room for (docs/PERFORMANCE.md, GPU entry 64).
 	const i64 bspan = (i64)U * blockDim.x; // packs a block's step
-	int keep = 0, packs = 0;
+	int keep = 0;
 	Pack<T, P>* stash = reinterpret_cast<Pack<T, P>*>(sm_dynamic) + threadIdx.x;
 	if constexpr (HEAD) {
-		if (vec) packs = (int)min((i64)(sm_dynamic_bytes() / (unsigned)(blockDim.x * sizeof(Pack<T, P>))),
-		                          long_keep_bits<P>(v, mrow, kept, 0, v.n, bits).pfull / (splits * bspan) * U);
-		keep = (packs + U - 1) / U;
+		if (vec) keep = (int)min((i64)(sm_dynamic_bytes() / (unsigned)(bspan * sizeof(Pack<T, P>))),
+		                         long_keep_bits<P>(v, mrow, kept, 0, v.n, bits).pfull / (splits * bspan));
 		LongTiles<U> w(b * bspan, v.n / P, splits * bspan);
 		for (int k = 0; k < keep; ++k, w.next()) {
 			LongPacks<T, P, U, true> s;
 			s.load_first(x + row * v.n, w);
 #pragma unroll
-			for (int u = 0; u < U; ++u)
-				if (k * U + u < packs) stash[(k * U + u) * (int)blockDim.x] = s.r[u];
+			for (int u = 0; u < U; ++u) stash[(k * U + u) * (int)blockDim.x] = s.r[u];
 			step_stats(st, s, v.ex);
 		}
 		tiles_stats_head<T>(x + row * v.n, v, mrow, kept, b, splits, vec, head, bits, st, keep);
@@ -854,7 +844,7 @@ __device__ __forceinline__ void fwd_split_fused(const T* x, T* y, const View& v,
 		const LongKeep ck = long_keep_bits<P>(v, mrow, kept, 0, v.n, bits);
 		write_chunk<T, P>(xr, yr, v, ck, LongQueue<U>(queues, warp, (i64)keep * splits * bspan, v.n / P), f);
 		if (HEAD && keep > 0)
-			write_chunk<T, P>(xr, yr, v, ck, StashTiles<T, P, U>(stash, b * bspan, v.n / P, splits * bspan, packs), f);
+			write_chunk<T, P>(xr, yr, v, ck, StashTiles<T, P, U>(stash, b * bspan, v.n / P, splits * bspan, keep), f);
 	} else write_chunk<T, 1>(xr, yr, v, long_keep<1>(v, mrow, kept, 0, v.n), LongQueue<U>(queues, warp, 0, v.n), f);
 }
 
