@@ -1106,7 +1106,8 @@ func TestGPUSplitPieces(t *testing.T) {
 // rows with neither mask nor causal limit take the head form, whose
 // statistics pass loads all but their last 7.5 MB evict-first:
 // fusedHead, and keep their blocks' first steps in shared memory: the
-// plain rows at each depth splitStash allows). Masks, causal limits and
+// plain rows at each depth splitStash allows; masked rows take the head
+// form for its stash alone, with no marks). Masks, causal limits and
 // special values on each. Every launch reuses the rows' barrier words as
 // the one before left them.
 func TestGPUSplitFused(t *testing.T) {
@@ -1172,6 +1173,22 @@ func TestGPUSplitFused(t *testing.T) {
 				n, p.tier, p.names, p.work, vec || !big, want)
 		}
 	}
+	// Masked rows of whole packs up to 2.5 times L2 of data take the
+	// head form for its stash (3 steps of 256-thread blocks on the H200),
+	// with no evict-first marks; causal rows take the plain form.
+	for _, causal := range []bool{false, true} {
+		v, err := layout.Resolve(layout.Params{Axis: -1, Scale: 1, Causal: causal}, []int{4, 1 << 23}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := planCall(t, d, &call{dt: Float16, v: v, bufs: []cu.DevicePtr{1 << 40, 2 << 40}, mask: 3 << 40})
+		head := p.names[0] == "softmax_fwd_split_fused_head_f16"
+		if head == causal || p.group != 0 || d.l2 == 60<<20 && (p.smem != 0) != head ||
+			d.l2 == 60<<20 && head && p.smem != 3*p.threads*4*vecBytes {
+			t.Errorf("masked float16 4x%d causal %v: kernels %v, evict-first below pack %d, %d bytes of stash; want the head form %v, no marks",
+				1<<23, causal, p.names, p.group, p.smem, !causal)
+		}
+	}
 	splitFusedSetting = "1" // masked rows too
 	// A forced plan of fewer warps a row than the fused kernel has queues
 	// (3 blocks of 256 threads: 24) keeps the two kernels; the plan must
@@ -1203,16 +1220,17 @@ func TestGPUSplitFused(t *testing.T) {
 				t.Errorf("%v 4x%d: kernel %s, evict-first below pack %d; want the head form on the unmasked rows", dt, n, p.names[0], p.group)
 			}
 			for variant := range 9 {
-				skip := j == 3 && variant != 0 && variant != 5 && variant != 7 || // 16M elements a problem
+				skip := j == 3 && variant != 0 && variant != 1 && variant != 5 && variant != 7 && variant != 8 || // 16M elements a problem
 					testing.Short() && (j == 0 && variant%2 == 1 || j == 1 && variant != 0 && variant != 1 && variant != 3 && variant != 4 && variant != 8)
 				if skip {
 					continue
 				}
-				// The unmasked head-form rows once at each stash depth,
-				// none to the 3 steps that fit on the H200 (float64 takes
-				// none); the rest at 3.
+				// The head-form rows, unmasked and masked (variant 1, its
+				// first row all masked), once at each stash depth, none to
+				// the 3 steps that fit on the H200 (float64 takes none);
+				// the rest at 3.
 				depths := []int{3}
-				if head && variant == 0 && dt != Float64 {
+				if head && (variant == 0 || variant == 1) && dt != Float64 {
 					depths = []int{0, 1, 2, 3}
 				}
 				for _, k := range depths {

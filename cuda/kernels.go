@@ -145,7 +145,7 @@ type plan struct {
 	threads int
 	smem    int
 	vec     bool
-	group   int   // rows and cluster tiers: threads per row; the fused split kernel: fusedHead
+	group   int   // rows and cluster tiers: threads per row; the fused split kernel's head form: fusedHead
 	cluster int   // cluster and cgrid tiers: blocks per cluster
 	chunk   int64 // split, grid and cgrid tiers: columns per block (split forward: the pieces kernel's base; the apply and fused kernels walk steps)
 	splits  int64 // split, grid and cgrid tiers: blocks per row
@@ -244,29 +244,37 @@ func (d *Device) coopFits(c *call, p plan, k *kernel) bool {
 		int64(d.occupancy(k, p.threads, p.smem))*int64(d.sms) >= p.splits*int64(c.v.Outer)
 }
 
-// fusedHead is the pack of each row below which the fused kernel's
-// statistics pass loads evict-first (the fused kernel's head form,
-// cukernels/grid.cuh tiles_stats_head), or 0 for none: all but the last
-// half of L2's worth of the rows, for rows with 16-byte packs, no mask and
-// no causal limit, whose data is at most 2.5 times L2. L2 gives up the
-// marked lines first, so more of the rows' last columns, which the write
-// pass rereads first, are still there when it does. Measured on the H200
-// at 4 rows of 8388608 columns, 1.07 (the half types) and 2.1 (float32)
-// times L2 (docs/PERFORMANCE.md, GPU entry 31): unmasked rows 1.8-3%
-// faster than the plain kernel; masked rows 0.4-1.2% slower, so they take
-// no marks, nor do causal rows (whose protected tail could lie past their
-// limit; not measured). Other row counts, float64 and longer rows were not
-// measured with this form (with the write pass's loads marked too, float32
-// 4x33554432 ran 2% slower). SOFTMAX_SPLIT_HEAD=0 turns the marks off (a
-// tuning knob for benchmarks, read once at start).
-func (d *Device) fusedHead(c *call, vec bool, pk int64) int64 {
-	if !vec || c.mask != 0 || c.v.Causal || splitHeadSetting == "0" {
+// headForm says whether the fused kernel's head form (cukernels/grid.cuh,
+// fwd_split_fused<T, true>) takes c: rows of 16-byte packs with no causal
+// limit whose data is at most 2.5 times L2. It stashes each block's first
+// steps in shared memory (splitStash) and, for unmasked rows, loads the
+// rest of the rows' heads evict-first (fusedHead). Causal rows take the
+// plain form (their protected tail could lie past their limit; not
+// measured), as do longer rows: with the write pass's loads marked too,
+// float32 4x33554432 ran 2% slower, and the stash is a smaller share of
+// them. SOFTMAX_SPLIT_HEAD=0 turns the form off (a tuning knob for
+// benchmarks, read once at start).
+func (d *Device) headForm(c *call, vec bool) bool {
+	if !vec || c.v.Causal || splitHeadSetting == "0" {
+		return false
+	}
+	return 2*int64(c.v.Outer)*int64(c.v.N)*int64(c.dt.Size()) <= 5*int64(d.l2)
+}
+
+// fusedHead is the pack of each row below which the head form's
+// statistics pass loads evict-first (tiles_stats_head), or 0 for none:
+// all but the last half of L2's worth of the rows, for rows with no mask.
+// L2 gives up the marked lines first, so more of the rows' last columns,
+// which the write pass rereads first, are still there when it does.
+// Measured on the H200 at 4 rows of 8388608 columns, 1.07 (the half
+// types) and 2.1 (float32) times L2 (docs/PERFORMANCE.md, GPU entry 31):
+// unmasked rows 1.8-3% faster than the plain kernel; masked rows 0.4-1.2%
+// slower, so they take no marks.
+func (d *Device) fusedHead(c *call, pk int64) int64 {
+	if c.mask != 0 {
 		return 0
 	}
 	rows, n := int64(c.v.Outer), int64(c.v.N)
-	if 2*rows*n*int64(c.dt.Size()) > 5*int64(d.l2) {
-		return 0
-	}
 	tail := gpu.CeilDiv(int64(d.l2)*int64(splitTailPercent)/100, rows*vecBytes) // packs a row left unmarked
 	return max(0, n/pk-tail)
 }
@@ -856,9 +864,13 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		switch {
 		case fused:
 			p.names, p.coop = []string{d.kernel(c, "split_fused").name}, true
-			if head, k := d.fusedHead(c, p.vec, int64(pk)), d.kernel(c, "split_fused_head"); head > 0 && d.coopFits(c, p, k) {
-				p.names[0], p.group = k.name, int(head)
-				p.smem = splitStash(c, p, func(p plan) bool { return d.coopFits(c, p, k) })
+			// The head form where it marks or stashes something (a
+			// masked row takes it for the stash alone).
+			if k := d.kernel(c, "split_fused_head"); d.headForm(c, p.vec) && d.coopFits(c, p, k) {
+				head, smem := d.fusedHead(c, int64(pk)), splitStash(c, p, func(p plan) bool { return d.coopFits(c, p, k) })
+				if head > 0 || smem > 0 {
+					p.names[0], p.group, p.smem = k.name, int(head), smem
+				}
 			}
 		case splitPieces(c.dt, c.bwd, p.chunk, stepAt(p.threads)):
 			p.names[1] = d.kernel(c, "split_pieces").name

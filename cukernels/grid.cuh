@@ -735,7 +735,7 @@ __device__ __forceinline__ void write_packs(const T* xr, T* yr, const View& v, c
 // StashTiles walks block b's stash (fwd_split_fused's head form): the
 // first `keep` steps of its LongTiles walk, whole steps all, whose packs
 // this thread holds in shared memory at stash[(k*U + u)*blockDim.x] (step
-// k, pack u). Past the last, bk is phi: no step is left to write. A row
+// k, pack u), as loaded (a masked row's keep bits are in the row's bits). Past the last, bk is phi: no step is left to write. A row
 // with nothing kept (every value -Inf) takes write_chunk's fill_rest,
 // which walks the sliced LongTiles over the block's whole share: the
 // masked output the queue already wrote, written again (those rows
@@ -749,8 +749,8 @@ template <typename T, int P, int U> struct StashTiles : LongTiles<U> {
 };
 
 // load_step for StashTiles: the step from shared memory.
-template <typename T, int P, int U>
-__device__ __forceinline__ void load_step(LongPacks<T, P, U, true>& s, const T*, const StashTiles<T, P, U>& w) {
+template <typename T, int P, int U, bool ALL>
+__device__ __forceinline__ void load_step(LongPacks<T, P, U, ALL>& s, const T*, const StashTiles<T, P, U>& w) {
 #pragma unroll
 	for (int u = 0; u < U; ++u) s.r[u] = w.stash[(w.k * U + u) * (int)blockDim.x];
 }
@@ -808,21 +808,35 @@ __device__ __forceinline__ void fwd_split_fused(const T* x, T* y, const View& v,
 	// The head form's stash: block b's first `keep` steps (the row's first
 	// keep*splits steps, which L2 gives up first) stay in its dynamic
 	// shared memory, a thread its own packs, and are written from there
-	// after the queues: as many whole, kept steps as the launch gave it
-	// room for (docs/PERFORMANCE.md, GPU entry 64).
+	// after the queues: as many whole steps below the causal limit as the
+	// launch gave it room for (docs/PERFORMANCE.md, GPU entries 64 and 68).
+	// A step with a mask (or that the limit cuts) writes its keep bits as
+	// the statistics pass does, and is stashed as loaded.
 	const i64 bspan = (i64)U * blockDim.x; // packs a block's step
 	int keep = 0;
 	Pack<T, P>* stash = reinterpret_cast<Pack<T, P>*>(sm_dynamic) + threadIdx.x;
 	if constexpr (HEAD) {
+		const LongKeep ck = long_keep_bits<P>(v, mrow, kept, 0, v.n, bits);
 		if (vec) keep = (int)min((i64)(sm_dynamic_bytes() / (unsigned)(bspan * sizeof(Pack<T, P>))),
-		                         long_keep_bits<P>(v, mrow, kept, 0, v.n, bits).pfull / (splits * bspan));
+		                         ck.pkept / (splits * bspan));
 		LongTiles<U> w(b * bspan, v.n / P, splits * bspan);
 		for (int k = 0; k < keep; ++k, w.next()) {
-			LongPacks<T, P, U, true> s;
-			s.load_first(x + row * v.n, w);
+			if (w.full(ck.pfull)) {
+				LongPacks<T, P, U, true> s;
+				s.load_first(x + row * v.n, w);
 #pragma unroll
-			for (int u = 0; u < U; ++u) stash[(k * U + u) * (int)blockDim.x] = s.r[u];
-			step_stats(st, s, v.ex);
+				for (int u = 0; u < U; ++u) stash[(k * U + u) * (int)blockDim.x] = s.r[u];
+				step_stats(st, s, v.ex);
+			} else {
+				LongPacks<T, P, U, false> s;
+				s.load_first(x + row * v.n, w);
+#pragma unroll
+				for (int u = 0; u < U; ++u) stash[(k * U + u) * (int)blockDim.x] = s.r[u];
+				s.keep(ck, w);
+				if (ck.bits != nullptr) put_bits(s, ck.bits, w);
+				s.mask_in();
+				step_stats(st, s, v.ex);
+			}
 		}
 		tiles_stats_head<T>(x + row * v.n, v, mrow, kept, b, splits, vec, head, bits, st, keep);
 	} else {

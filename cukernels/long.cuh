@@ -242,10 +242,10 @@ template <typename T, int P, int U, bool ALL> struct LongPacks {
 			}
 		}
 	}
-	// load_first is load for a whole step, its lines marked evict-first in
-	// L2 (sm_load_first).
+	// load_first is load for a whole step (every pack below the chunk's
+	// end, kept or not), its lines marked evict-first in L2
+	// (sm_load_first).
 	__device__ __forceinline__ void load_first(const T* p, const LongWalk<U>& w) {
-		static_assert(ALL, "whole steps");
 		const Pack<T, P>* q = reinterpret_cast<const Pack<T, P>*>(p) + w.bk;
 #pragma unroll
 		for (int u = 0; u < U; ++u) r[u] = sm_load_first(q + w.off(u));
@@ -501,10 +501,10 @@ __device__ __forceinline__ void write_step(const LongPacks<T, P, U, ALL>& s, T* 
 	}
 }
 
-// load_step loads a whole step of walk w: from the row, for every walk
-// but a stash's (grid.cuh's StashTiles).
-template <typename T, int P, int U, typename Walk>
-__device__ __forceinline__ void load_step(LongPacks<T, P, U, true>& s, const T* xr, const Walk& w) {
+// load_step loads a step of walk w: from the row, for every walk but a
+// stash's (grid.cuh's StashTiles).
+template <typename T, int P, int U, bool ALL, typename Walk>
+__device__ __forceinline__ void load_step(LongPacks<T, P, U, ALL>& s, const T* xr, const Walk& w) {
 	s.load(xr, w);
 }
 
@@ -523,7 +523,7 @@ __device__ __forceinline__ void write_packs(const T* xr, T* yr, const View& v, c
 	}
 	for (; w.bk < ck.pkept; w.next()) {
 		LongPacks<T, P, U, false> s;
-		s.load(xr, w);
+		load_step(s, xr, w);
 		keep_step(s, ck, w);
 		write_step<T, P, U, MODE>(s, yr, w, v, f, c);
 	}
