@@ -1106,9 +1106,9 @@ func TestGPUSplitPieces(t *testing.T) {
 // rows with neither mask nor causal limit take the head form, whose
 // statistics pass loads all but their last 7.5 MB evict-first:
 // fusedHead, and keep their blocks' first steps in shared memory: the
-// plain rows at each depth splitStash allows; masked rows take the head
-// form for its stash alone, with no marks). Masks, causal limits and
-// special values on each. Every launch reuses the rows' barrier words as
+// plain rows at each depth splitStash allows; masked half rows take the
+// masked form, the stash alone, at each depth too). Masks, causal limits
+// and special values on each. Every launch reuses the rows' barrier words as
 // the one before left them.
 func TestGPUSplitFused(t *testing.T) {
 	d := device(t)
@@ -1173,20 +1173,24 @@ func TestGPUSplitFused(t *testing.T) {
 				n, p.tier, p.names, p.work, vec || !big, want)
 		}
 	}
-	// Masked rows of whole packs up to 2.5 times L2 of data take the
-	// head form for its stash (3 steps of 256-thread blocks on the H200),
-	// with no evict-first marks; causal rows take the plain form.
-	for _, causal := range []bool{false, true} {
-		v, err := layout.Resolve(layout.Params{Axis: -1, Scale: 1, Causal: causal}, []int{4, 1 << 23}, nil)
+	// Masked half rows of whole packs up to 2.5 times L2 of data take the
+	// masked form for its stash (3 steps of 512-thread blocks on the
+	// H200); float32 and causal rows take the plain form.
+	for _, c := range []struct {
+		dt     Dtype
+		causal bool
+		form   bool
+	}{{Float16, false, true}, {BFloat16, false, true}, {Float16, true, false}, {Float32, false, false}} {
+		v, err := layout.Resolve(layout.Params{Axis: -1, Scale: 1, Causal: c.causal}, []int{4, 1 << 23}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := planCall(t, d, &call{dt: Float16, v: v, bufs: []cu.DevicePtr{1 << 40, 2 << 40}, mask: 3 << 40})
-		head := p.names[0] == "softmax_fwd_split_fused_head_f16"
-		if head == causal || p.group != 0 || d.l2 == 60<<20 && (p.smem != 0) != head ||
-			d.l2 == 60<<20 && head && p.smem != 3*p.threads*4*vecBytes {
-			t.Errorf("masked float16 4x%d causal %v: kernels %v, evict-first below pack %d, %d bytes of stash; want the head form %v, no marks",
-				1<<23, causal, p.names, p.group, p.smem, !causal)
+		p := planCall(t, d, &call{dt: c.dt, v: v, bufs: []cu.DevicePtr{1 << 40, 2 << 40}, mask: 3 << 40})
+		form := p.names[0] == "softmax_fwd_split_fused_masked_"+c.dt.Suffix()
+		if form != c.form || form && p.group != 0 || !form && p.smem != 0 ||
+			d.l2 == 60<<20 && form && (p.threads != 512 || p.smem != 3*p.threads*4*vecBytes) {
+			t.Errorf("masked %v 4x%d causal %v: kernels %v, %d threads, evict-first below pack %d, %d bytes of stash; want the masked form %v",
+				c.dt, 1<<23, c.causal, p.names, p.threads, p.group, p.smem, c.form)
 		}
 	}
 	splitFusedSetting = "1" // masked rows too
@@ -1225,12 +1229,12 @@ func TestGPUSplitFused(t *testing.T) {
 				if skip {
 					continue
 				}
-				// The head-form rows, unmasked and masked (variant 1, its
-				// first row all masked), once at each stash depth, none to
-				// the 3 steps that fit on the H200 (float64 takes none);
-				// the rest at 3.
+				// The head-form rows (unmasked) and the masked form's
+				// (variant 1, its first row all masked; half types) once
+				// at each stash depth, none to the 3 steps that fit on the
+				// H200 (float64 takes none); the rest at 3.
 				depths := []int{3}
-				if head && (variant == 0 || variant == 1) && dt != Float64 {
+				if head && (variant == 0 && dt != Float64 || variant == 1 && (dt == Float16 || dt == BFloat16)) {
 					depths = []int{0, 1, 2, 3}
 				}
 				for _, k := range depths {

@@ -72,7 +72,8 @@ func kernelNames() []string {
 				names = append(names, gpu.StreamKernel(dt), gpu.CGridLogKernel(dt))
 			}
 			if dir == "fwd" {
-				names = append(names, "softmax_fwd_split_pieces_"+s, "softmax_fwd_split_fused_"+s, "softmax_fwd_split_fused_head_"+s)
+				names = append(names, "softmax_fwd_split_pieces_"+s, "softmax_fwd_split_fused_"+s, "softmax_fwd_split_fused_head_"+s,
+					"softmax_fwd_split_fused_masked_"+s)
 				if gpu.PackedKernels(dt) {
 					for _, k := range gpu.RowsKs() {
 						names = append(names, gpu.PackedKernel(dt, k))
@@ -145,7 +146,7 @@ type plan struct {
 	threads int
 	smem    int
 	vec     bool
-	group   int   // rows and cluster tiers: threads per row; the fused split kernel's head form: fusedHead
+	group   int   // rows and cluster tiers: threads per row; the fused split kernel: fusedHead
 	cluster int   // cluster and cgrid tiers: blocks per cluster
 	chunk   int64 // split, grid and cgrid tiers: columns per block (split forward: the pieces kernel's base; the apply and fused kernels walk steps)
 	splits  int64 // split, grid and cgrid tiers: blocks per row
@@ -244,39 +245,47 @@ func (d *Device) coopFits(c *call, p plan, k *kernel) bool {
 		int64(d.occupancy(k, p.threads, p.smem))*int64(d.sms) >= p.splits*int64(c.v.Outer)
 }
 
-// headForm says whether the fused kernel's head form (cukernels/grid.cuh,
-// fwd_split_fused<T, true>) takes c: rows of 16-byte packs with no causal
-// limit whose data is at most 2.5 times L2. It stashes each block's first
-// steps in shared memory (splitStash) and, for unmasked rows, loads the
-// rest of the rows' heads evict-first (fusedHead). Causal rows take the
-// plain form (their protected tail could lie past their limit; not
-// measured), as do longer rows: with the write pass's loads marked too,
-// float32 4x33554432 ran 2% slower, and the stash is a smaller share of
-// them. SOFTMAX_SPLIT_HEAD=0 turns the form off (a tuning knob for
-// benchmarks, read once at start).
-func (d *Device) headForm(c *call, vec bool) bool {
-	if !vec || c.v.Causal || splitHeadSetting == "0" {
-		return false
-	}
-	return 2*int64(c.v.Outer)*int64(c.v.N)*int64(c.dt.Size()) <= 5*int64(d.l2)
-}
-
-// fusedHead is the pack of each row below which the head form's
-// statistics pass loads evict-first (tiles_stats_head), or 0 for none:
-// all but the last half of L2's worth of the rows, for rows with no mask.
-// L2 gives up the marked lines first, so more of the rows' last columns,
-// which the write pass rereads first, are still there when it does.
-// Measured on the H200 at 4 rows of 8388608 columns, 1.07 (the half
-// types) and 2.1 (float32) times L2 (docs/PERFORMANCE.md, GPU entry 31):
-// unmasked rows 1.8-3% faster than the plain kernel; masked rows 0.4-1.2%
-// slower, so they take no marks.
-func (d *Device) fusedHead(c *call, pk int64) int64 {
-	if c.mask != 0 {
+// fusedHead is the pack of each row below which the fused kernel's
+// statistics pass loads evict-first (the fused kernel's head form,
+// cukernels/grid.cuh tiles_stats_head), or 0 for none: all but the last
+// half of L2's worth of the rows, for rows with 16-byte packs, no mask and
+// no causal limit, whose data is at most 2.5 times L2. L2 gives up the
+// marked lines first, so more of the rows' last columns, which the write
+// pass rereads first, are still there when it does. Measured on the H200
+// at 4 rows of 8388608 columns, 1.07 (the half types) and 2.1 (float32)
+// times L2 (docs/PERFORMANCE.md, GPU entry 31): unmasked rows 1.8-3%
+// faster than the plain kernel; masked rows 0.4-1.2% slower, so they take
+// no marks, nor do causal rows (whose protected tail could lie past their
+// limit; not measured). Other row counts, float64 and longer rows were not
+// measured with this form (with the write pass's loads marked too, float32
+// 4x33554432 ran 2% slower). SOFTMAX_SPLIT_HEAD=0 turns the marks off (a
+// tuning knob for benchmarks, read once at start).
+func (d *Device) fusedHead(c *call, vec bool, pk int64) int64 {
+	if !vec || c.mask != 0 || c.v.Causal || splitHeadSetting == "0" {
 		return 0
 	}
 	rows, n := int64(c.v.Outer), int64(c.v.N)
+	if 2*rows*n*int64(c.dt.Size()) > 5*int64(d.l2) {
+		return 0
+	}
 	tail := gpu.CeilDiv(int64(d.l2)*int64(splitTailPercent)/100, rows*vecBytes) // packs a row left unmarked
 	return max(0, n/pk-tail)
+}
+
+// maskedStash says whether the fused kernel's masked form
+// (cukernels/grid.cuh, FUSED_MASKED: the head form's stash for masked
+// rows, marking nothing) takes c: masked float16 and bfloat16 rows of
+// 16-byte packs with no causal limit whose data is at most 2.5 times L2,
+// as fusedHead's; they then take 512-thread blocks. Measured on the H200
+// at 4x8388608 (docs/PERFORMANCE.md, GPU entry 68), against the plain form
+// at 256 threads: float16 3.6% and bfloat16 1.3% faster; float32 level at
+// 512 threads and 3.2% slower at 256, so it keeps the plain form.
+// SOFTMAX_SPLIT_HEAD=0 and SOFTMAX_SPLIT_STASH=0 turn it off.
+func (d *Device) maskedStash(c *call, vec bool) bool {
+	if !vec || c.mask == 0 || c.v.Causal || c.dt != Float16 && c.dt != BFloat16 || splitHeadSetting == "0" || splitStashSteps == 0 {
+		return false
+	}
+	return 2*int64(c.v.Outer)*int64(c.v.N)*int64(c.dt.Size()) <= 5*int64(d.l2)
 }
 
 var splitHeadSetting = os.Getenv("SOFTMAX_SPLIT_HEAD")
@@ -292,15 +301,17 @@ var splitTailPercent = func() int {
 }()
 
 // splitStash is the dynamic shared memory of a launch of the fused
-// kernel's head form: each block keeps its first steps of the row there
-// (cukernels/grid.cuh, fwd_split_fused's stash) and writes them from
-// there, so the second read of the rows' heads, which L2 gives up first,
-// does not go to DRAM. As many steps as fit with every block resident
-// (fits), up to splitStashSteps. Measured on the H200 at 4x8388608
-// (docs/PERFORMANCE.md, GPU entry 64): each step a block (32 KB at 512
-// threads, two blocks an SM) took 1.1-2.3 us off the float16 rows, and 3
-// steps, the most that fit, 9-10% (float32 3.8-4.7%, bfloat16 2.4-4.9%).
-// Float64 takes none: not measured, and its head kernel spills.
+// kernel's head form or masked form (maskedStash): each block keeps its
+// first steps of the row there (cukernels/grid.cuh, fwd_split_fused's
+// stash) and writes them from there, so the second read of the rows'
+// heads, which L2 gives up first, does not go to DRAM. As many steps as
+// fit with every block resident (fits), up to splitStashSteps. Measured on
+// the H200 at 4x8388608 (docs/PERFORMANCE.md, GPU entry 64): each step a
+// block (32 KB at 512 threads, two blocks an SM) took 1.1-2.3 us off the
+// float16 rows, and 3 steps, the most that fit, 9-10% (float32 3.8-4.7%,
+// bfloat16 2.4-4.9%); the masked half rows, bound by instructions as much
+// as by memory (entry 57), gain less (entry 68). Float64 takes none: not
+// measured, and its head kernel spills.
 func splitStash(c *call, p plan, fits func(plan) bool) int {
 	if !p.vec || c.dt == Float64 {
 		return 0
@@ -854,8 +865,9 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		// The fused kernel at 512 threads for unmasked rows whose chunks
 		// hold at least 4 of their steps: at 4x8388608 0-3% faster than
 		// at 256; masked half rows 3.5-7% slower there (float32 0.5%
-		// faster; GPU entry 29).
-		if fused && threads == 256 && !knob && c.mask == 0 && gpu.CeilDiv(n, splitsAt(512)) >= 4*stepAt(512) {
+		// faster; GPU entry 29), but those the masked form takes, with
+		// their stash, faster (entry 68).
+		if fused && threads == 256 && !knob && (c.mask == 0 || d.maskedStash(c, p.vec)) && gpu.CeilDiv(n, splitsAt(512)) >= 4*stepAt(512) {
 			layout(512)
 			if !d.splitFused(c, p) {
 				layout(256)
@@ -864,13 +876,14 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		switch {
 		case fused:
 			p.names, p.coop = []string{d.kernel(c, "split_fused").name}, true
-			// The head form where it marks or stashes something (a
-			// masked row takes it for the stash alone).
-			if k := d.kernel(c, "split_fused_head"); d.headForm(c, p.vec) && d.coopFits(c, p, k) {
-				head, smem := d.fusedHead(c, int64(pk)), splitStash(c, p, func(p plan) bool { return d.coopFits(c, p, k) })
-				if head > 0 || smem > 0 {
-					p.names[0], p.group, p.smem = k.name, int(head), smem
+			// The masked form where each block has a whole step to stash.
+			if k := d.kernel(c, "split_fused_masked"); d.maskedStash(c, p.vec) && n >= p.splits*stepAt(p.threads) && d.coopFits(c, p, k) {
+				if smem := splitStash(c, p, func(p plan) bool { return d.coopFits(c, p, k) }); smem > 0 {
+					p.names[0], p.smem = k.name, smem
 				}
+			} else if head, k := d.fusedHead(c, p.vec, int64(pk)), d.kernel(c, "split_fused_head"); head > 0 && d.coopFits(c, p, k) {
+				p.names[0], p.group = k.name, int(head)
+				p.smem = splitStash(c, p, func(p plan) bool { return d.coopFits(c, p, k) })
 			}
 		case splitPieces(c.dt, c.bwd, p.chunk, stepAt(p.threads)):
 			p.names[1] = d.kernel(c, "split_pieces").name

@@ -436,6 +436,9 @@ func (d *Device) Describe(t Dtype, shape []int, bwd bool, bufs []cu.DevicePtr, m
 				s += ", pieces"
 			case strings.Contains(last, "split_fused"):
 				s += ", fused"
+				if strings.Contains(last, "split_fused_masked") {
+					s += ", masked form"
+				}
 				if p.group > 0 {
 					s += fmt.Sprintf(", evict-first below pack %d", p.group)
 				}

@@ -732,15 +732,19 @@ __device__ __forceinline__ void write_packs(const T* xr, T* yr, const View& v, c
 	}
 }
 
-// StashTiles walks block b's stash (fwd_split_fused's head form): the
+// StashTiles walks block b's stash (fwd_split_fused's head forms): the
 // first `keep` steps of its LongTiles walk, whole steps all, whose packs
 // this thread holds in shared memory at stash[(k*U + u)*blockDim.x] (step
-// k, pack u), as loaded (a masked row's keep bits are in the row's bits). Past the last, bk is phi: no step is left to write. A row
+// k, pack u), as loaded. MASKED: the stash's steps have keep bits (the
+// masked form's), so steps with keep bits load from the stash too; in the
+// unmasked form every stashed step is whole and kept, and the code for
+// others reads the row, as it did before the masked form (that form's SASS
+// stays as measured). Past the last, bk is phi: no step is left to write. A row
 // with nothing kept (every value -Inf) takes write_chunk's fill_rest,
 // which walks the sliced LongTiles over the block's whole share: the
 // masked output the queue already wrote, written again (those rows
 // only; the output is the same).
-template <typename T, int P, int U> struct StashTiles : LongTiles<U> {
+template <typename T, int P, int U, bool MASKED> struct StashTiles : LongTiles<U> {
 	const Pack<T, P>* stash; // this thread's first stashed pack
 	int keep, k;
 	__device__ __forceinline__ StashTiles(const Pack<T, P>* stash_, i64 first, i64 phi_, i64 stride_, int keep_)
@@ -748,11 +752,16 @@ template <typename T, int P, int U> struct StashTiles : LongTiles<U> {
 	__device__ __forceinline__ void next() { this->bk = ++k < keep ? this->bk + this->stride : this->phi; }
 };
 
-// load_step for StashTiles: the step from shared memory.
-template <typename T, int P, int U, bool ALL>
-__device__ __forceinline__ void load_step(LongPacks<T, P, U, ALL>& s, const T*, const StashTiles<T, P, U>& w) {
+// load_step for StashTiles: the step from shared memory (from the row for
+// a step with keep bits in the unmasked form, which has none).
+template <typename T, int P, int U, bool ALL, bool MASKED>
+__device__ __forceinline__ void load_step(LongPacks<T, P, U, ALL>& s, const T* xr, const StashTiles<T, P, U, MASKED>& w) {
+	if constexpr (ALL || MASKED) {
 #pragma unroll
-	for (int u = 0; u < U; ++u) s.r[u] = w.stash[(w.k * U + u) * (int)blockDim.x];
+		for (int u = 0; u < U; ++u) s.r[u] = w.stash[(w.k * U + u) * (int)blockDim.x];
+	} else {
+		s.load(xr, w);
+	}
 }
 
 // tiles_stats_head is tiles_stats for the fused kernel's head form: block
@@ -791,9 +800,12 @@ __device__ __forceinline__ void tiles_stats_head(const T* xr, const View& v, i64
 // the next 128 bytes) each row's queues: block 0 zeroes its row's before
 // the barrier, which orders that before any warp's first take. One launch
 // where the split tier takes two, and no workspace traffic between them.
-// HEAD: the statistics pass loads the row below pack `head` evict-first
-// (tiles_stats_head).
-template <typename T, bool HEAD>
+// FORM (FusedForm): the plain form; the head form, whose statistics pass
+// loads the row below pack `head` evict-first (tiles_stats_head) and
+// whose blocks stash their first steps; the masked head form, which
+// stashes them with their keep bits and marks nothing.
+enum FusedForm { FUSED_PLAIN, FUSED_HEAD, FUSED_MASKED };
+template <typename T, int FORM>
 __device__ __forceinline__ void fwd_split_fused(const T* x, T* y, const View& v, bool vec, Part* work, i64 splits,
                                                 i64 head, unsigned* sync) {
 	typedef typename Num<T>::acc A;
@@ -805,40 +817,44 @@ __device__ __forceinline__ void fwd_split_fused(const T* x, T* y, const View& v,
 	unsigned* queues = reinterpret_cast<unsigned*>(work) + qbase + row * Q * L;
 	unsigned char* bits = split_bits(work, 4 * (qbase + (i64)gridDim.y * Q * L), v, vec, row);
 	Stats<A> st = stats_init<A>();
-	// The head form's stash: block b's first `keep` steps (the row's first
+	// The head forms' stash: block b's first `keep` steps (the row's first
 	// keep*splits steps, which L2 gives up first) stay in its dynamic
 	// shared memory, a thread its own packs, and are written from there
-	// after the queues: as many whole steps below the causal limit as the
-	// launch gave it room for (docs/PERFORMANCE.md, GPU entries 64 and 68).
-	// A step with a mask (or that the limit cuts) writes its keep bits as
-	// the statistics pass does, and is stashed as loaded.
+	// after the queues: as many whole steps as the launch gave it room for
+	// (docs/PERFORMANCE.md, GPU entries 64 and 68), kept whole in the head
+	// form; in the masked form below the causal limit, each with its keep
+	// bits written as the statistics pass writes them.
 	const i64 bspan = (i64)U * blockDim.x; // packs a block's step
 	int keep = 0;
 	Pack<T, P>* stash = reinterpret_cast<Pack<T, P>*>(sm_dynamic) + threadIdx.x;
-	if constexpr (HEAD) {
+	if constexpr (FORM == FUSED_HEAD) {
+		if (vec) keep = (int)min((i64)(sm_dynamic_bytes() / (unsigned)(bspan * sizeof(Pack<T, P>))),
+		                         long_keep_bits<P>(v, mrow, kept, 0, v.n, bits).pfull / (splits * bspan));
+		LongTiles<U> w(b * bspan, v.n / P, splits * bspan);
+		for (int k = 0; k < keep; ++k, w.next()) {
+			LongPacks<T, P, U, true> s;
+			s.load_first(x + row * v.n, w);
+#pragma unroll
+			for (int u = 0; u < U; ++u) stash[(k * U + u) * (int)blockDim.x] = s.r[u];
+			step_stats(st, s, v.ex);
+		}
+		tiles_stats_head<T>(x + row * v.n, v, mrow, kept, b, splits, vec, head, bits, st, keep);
+	} else if constexpr (FORM == FUSED_MASKED) {
 		const LongKeep ck = long_keep_bits<P>(v, mrow, kept, 0, v.n, bits);
 		if (vec) keep = (int)min((i64)(sm_dynamic_bytes() / (unsigned)(bspan * sizeof(Pack<T, P>))),
 		                         ck.pkept / (splits * bspan));
 		LongTiles<U> w(b * bspan, v.n / P, splits * bspan);
 		for (int k = 0; k < keep; ++k, w.next()) {
-			if (w.full(ck.pfull)) {
-				LongPacks<T, P, U, true> s;
-				s.load_first(x + row * v.n, w);
+			LongPacks<T, P, U, false> s;
+			s.load_first(x + row * v.n, w);
 #pragma unroll
-				for (int u = 0; u < U; ++u) stash[(k * U + u) * (int)blockDim.x] = s.r[u];
-				step_stats(st, s, v.ex);
-			} else {
-				LongPacks<T, P, U, false> s;
-				s.load_first(x + row * v.n, w);
-#pragma unroll
-				for (int u = 0; u < U; ++u) stash[(k * U + u) * (int)blockDim.x] = s.r[u];
-				s.keep(ck, w);
-				if (ck.bits != nullptr) put_bits(s, ck.bits, w);
-				s.mask_in();
-				step_stats(st, s, v.ex);
-			}
+			for (int u = 0; u < U; ++u) stash[(k * U + u) * (int)blockDim.x] = s.r[u];
+			s.keep(ck, w);
+			if (ck.bits != nullptr) put_bits(s, ck.bits, w);
+			s.mask_in();
+			step_stats(st, s, v.ex);
 		}
-		tiles_stats_head<T>(x + row * v.n, v, mrow, kept, b, splits, vec, head, bits, st, keep);
+		tiles_stats<T>(x + row * v.n, v, mrow, kept, b, splits, vec, bits, st, keep);
 	} else {
 		tiles_stats<T>(x + row * v.n, v, mrow, kept, b, splits, vec, bits, st);
 	}
@@ -857,8 +873,9 @@ __device__ __forceinline__ void fwd_split_fused(const T* x, T* y, const View& v,
 	if (vec) {
 		const LongKeep ck = long_keep_bits<P>(v, mrow, kept, 0, v.n, bits);
 		write_chunk<T, P>(xr, yr, v, ck, LongQueue<U>(queues, warp, (i64)keep * splits * bspan, v.n / P), f);
-		if (HEAD && keep > 0)
-			write_chunk<T, P>(xr, yr, v, ck, StashTiles<T, P, U>(stash, b * bspan, v.n / P, splits * bspan, keep), f);
+		if (FORM != FUSED_PLAIN && keep > 0)
+			write_chunk<T, P>(xr, yr, v, ck,
+			                  StashTiles<T, P, U, FORM == FUSED_MASKED>(stash, b * bspan, v.n / P, splits * bspan, keep), f);
 	} else write_chunk<T, 1>(xr, yr, v, long_keep<1>(v, mrow, kept, 0, v.n), LongQueue<U>(queues, warp, 0, v.n), f);
 }
 

@@ -9,11 +9,12 @@
 // ahead into shared memory), clus4, clus4m, cpipe4 (forward) and clus2,
 // clus2m, cpipe2 (backward: tier 1 over a thread block cluster, CUDA only),
 // cached (tier 2), block (tier 3), split_stats, split_apply, split_pieces,
-// split_fused and split_fused_head (tier 4; the last three forward and CUDA
-// only), inner (tier 5), rows16 (tier 1's wide backward, float32, CUDA only),
-// grid (tier 7, CUDA only), cgrid (tier 8, CUDA only), lstream (tier 1's
-// streamed log-softmax backward, CUDA only), cgrid_log (tier 8's log-softmax
-// backward in the streamed order, CUDA only).
+// split_fused, split_fused_head and split_fused_masked (tier 4; the last
+// four forward and CUDA only), inner (tier 5), rows16 (tier 1's wide
+// backward, float32, CUDA only), grid (tier 7, CUDA only), cgrid (tier 8,
+// CUDA only), lstream (tier 1's streamed log-softmax backward, CUDA only),
+// cgrid_log (tier 8's log-softmax backward in the streamed order, CUDA
+// only).
 // Every forward kernel takes (x, y, view..., extra...) and every backward
 // kernel (y, dy, dx, view..., extra...), all parameters 8 bytes, so the Go
 // side builds one argument list per call whatever the tier.
@@ -191,7 +192,8 @@ SM_PACKED_DTYPE(bf16, sm_bf16)
 // cooperative launches, CUDA only): one more parameter after the common
 // ones, the rows' barrier words (the Go side passes it to every
 // cooperative launch). The fused kernel's `head` form takes group as the
-// pack below which its statistics pass loads evict-first; the plain form
+// pack below which its statistics pass loads evict-first (its `masked`
+// form, the head form's stash for masked rows, marks nothing); the plain form
 // keeps the code it had without (its statistics loop once, not twice: the
 // two loops took 4 registers more and seemed to cost the rows without
 // marks 0.5-1.5%, measured across device calls, not side by side).
@@ -203,11 +205,15 @@ SM_PACKED_DTYPE(bf16, sm_bf16)
 	SM_GRID_BWD(S, T)                                                                                    \
 	extern "C" __global__ void __launch_bounds__(SM_MAX_THREADS)                                             \
 	    softmax_fwd_split_fused_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS, unsigned *sync) {    \
-		fwd_split_fused<T, false>(x, y, SM_VIEW(), vec != 0, (Part *)work, splits, 0, sync);               \
+		fwd_split_fused<T, FUSED_PLAIN>(x, y, SM_VIEW(), vec != 0, (Part *)work, splits, 0, sync);         \
 	}                                                                                                    \
 	extern "C" __global__ void __launch_bounds__(SM_MAX_THREADS)                                             \
 	    softmax_fwd_split_fused_head_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS, unsigned *sync) { \
-		fwd_split_fused<T, true>(x, y, SM_VIEW(), vec != 0, (Part *)work, splits, group, sync);            \
+		fwd_split_fused<T, FUSED_HEAD>(x, y, SM_VIEW(), vec != 0, (Part *)work, splits, group, sync);      \
+	}                                                                                                    \
+	extern "C" __global__ void __launch_bounds__(SM_MAX_THREADS)                                             \
+	    softmax_fwd_split_fused_masked_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS, unsigned *sync) { \
+		fwd_split_fused<T, FUSED_MASKED>(x, y, SM_VIEW(), vec != 0, (Part *)work, splits, 0, sync);        \
 	}
 #if SM_SPAN
 #define SM_GRID_BWD(S, T)
