@@ -264,28 +264,35 @@ func (d *Device) fusedHead(c *call, vec bool, pk int64) int64 {
 	if !vec || c.mask != 0 || c.v.Causal || splitHeadSetting == "0" {
 		return 0
 	}
-	rows, n := int64(c.v.Outer), int64(c.v.N)
-	if 2*rows*n*int64(c.dt.Size()) > 5*int64(d.l2) {
+	if !d.headSized(c) {
 		return 0
 	}
+	rows, n := int64(c.v.Outer), int64(c.v.N)
 	tail := gpu.CeilDiv(int64(d.l2)*int64(splitTailPercent)/100, rows*vecBytes) // packs a row left unmarked
 	return max(0, n/pk-tail)
+}
+
+// headSized says whether c's data (input and output) is at most 2.5 times
+// L2: the rows the fused kernel's head and masked forms take.
+func (d *Device) headSized(c *call) bool {
+	return 2*int64(c.v.Outer)*int64(c.v.N)*int64(c.dt.Size()) <= 5*int64(d.l2)
 }
 
 // maskedStash says whether the fused kernel's masked form
 // (cukernels/grid.cuh, FUSED_MASKED: the head form's stash for masked
 // rows, marking nothing) takes c: masked float16 and bfloat16 rows of
-// 16-byte packs with no causal limit whose data is at most 2.5 times L2,
-// as fusedHead's; they then take 512-thread blocks. Measured on the H200
-// at 4x8388608 (docs/PERFORMANCE.md, GPU entry 68), against the plain form
-// at 256 threads: float16 3.6% and bfloat16 1.3% faster; float32 level at
-// 512 threads and 3.2% slower at 256, so it keeps the plain form.
-// SOFTMAX_SPLIT_HEAD=0 and SOFTMAX_SPLIT_STASH=0 turn it off.
+// 16-byte packs with no causal limit, headSized as fusedHead's; they then
+// take 512-thread blocks. Measured on the H200 at 4x8388608
+// (docs/PERFORMANCE.md, GPU entry 68, call 3), against the plain form at
+// 256 threads: float16 4.0% and bfloat16 2.4% faster. Float32 keeps the
+// plain form: with the stash (call 1) level at 512 threads and 3.2%
+// slower at 256. SOFTMAX_SPLIT_HEAD=0 and SOFTMAX_SPLIT_STASH=0 turn it
+// off.
 func (d *Device) maskedStash(c *call, vec bool) bool {
 	if !vec || c.mask == 0 || c.v.Causal || c.dt != Float16 && c.dt != BFloat16 || splitHeadSetting == "0" || splitStashSteps == 0 {
 		return false
 	}
-	return 2*int64(c.v.Outer)*int64(c.v.N)*int64(c.dt.Size()) <= 5*int64(d.l2)
+	return d.headSized(c)
 }
 
 var splitHeadSetting = os.Getenv("SOFTMAX_SPLIT_HEAD")
