@@ -284,10 +284,11 @@ func (d *Device) headSized(c *call) bool {
 // 16-byte packs with no causal limit, headSized as fusedHead's; they then
 // take 512-thread blocks. Measured on the H200 at 4x8388608
 // (docs/PERFORMANCE.md, GPU entry 68, call 3), against the plain form at
-// 256 threads: float16 4.0% and bfloat16 2.4% faster. Float32 keeps the
-// plain form: with the stash (call 1) level at 512 threads and 3.2%
-// slower at 256. SOFTMAX_SPLIT_HEAD=0 and SOFTMAX_SPLIT_STASH=0 turn it
-// off.
+// 256 threads: float16 4.0% and bfloat16 2.4% faster; loading the mask
+// words evict-first took 1.2% more off both (entry 69). Float32 keeps the
+// plain form: with the stash (entry 68, call 1) level at 512 threads and
+// 3.2% slower at 256, and level with the evict-first mask too (entry 69).
+// SOFTMAX_SPLIT_HEAD=0 and SOFTMAX_SPLIT_STASH=0 turn it off.
 func (d *Device) maskedStash(c *call, vec bool) bool {
 	if !vec || c.mask == 0 || c.v.Causal || c.dt != Float16 && c.dt != BFloat16 || splitHeadSetting == "0" || splitStashSteps == 0 {
 		return false

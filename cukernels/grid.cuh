@@ -803,7 +803,8 @@ __device__ __forceinline__ void tiles_stats_head(const T* xr, const View& v, i64
 // FORM (FusedForm): the plain form; the head form, whose statistics pass
 // loads the row below pack `head` evict-first (tiles_stats_head) and
 // whose blocks stash their first steps; the masked head form, which
-// stashes them with their keep bits and marks nothing.
+// stashes them with their keep bits and marks only the mask's lines, read
+// once, evict-first.
 enum FusedForm { FUSED_PLAIN, FUSED_HEAD, FUSED_MASKED };
 template <typename T, int FORM>
 __device__ __forceinline__ void fwd_split_fused(const T* x, T* y, const View& v, bool vec, Part* work, i64 splits,
@@ -849,12 +850,12 @@ __device__ __forceinline__ void fwd_split_fused(const T* x, T* y, const View& v,
 			s.load_first(x + row * v.n, w);
 #pragma unroll
 			for (int u = 0; u < U; ++u) stash[(k * U + u) * (int)blockDim.x] = s.r[u];
-			s.keep(ck, w);
+			s.template keep<true>(ck, w);
 			if (ck.bits != nullptr) put_bits(s, ck.bits, w);
 			s.mask_in();
 			step_stats(st, s, v.ex);
 		}
-		tiles_stats<T>(x + row * v.n, v, mrow, kept, b, splits, vec, bits, st, keep);
+		tiles_stats<T, true>(x + row * v.n, v, mrow, kept, b, splits, vec, bits, st, keep);
 	} else {
 		tiles_stats<T>(x + row * v.n, v, mrow, kept, b, splits, vec, bits, st);
 	}

@@ -254,7 +254,9 @@ template <typename T, int P, int U, bool ALL> struct LongPacks {
 	// none, and where there is a mask, its nonzero bytes (read only for
 	// packs the limit leaves something of). A step's mask words are all
 	// read before any is used: one wait on memory per step, not per pack.
-	__device__ __forceinline__ void keep(const LongKeep& c, const LongWalk<U>& w) {
+	// MARK: the mask words' lines are marked evict-first (sm_load_first),
+	// for a pass that reads the mask once while L2 is to keep the data.
+	template <bool MARK = false> __device__ __forceinline__ void keep(const LongKeep& c, const LongWalk<U>& w) {
 		typedef typename MaskWord<P>::type W;
 		constexpr unsigned fullbits = (1u << P) - 1u;
 		constexpr i64 big = 1 << 30;
@@ -267,7 +269,12 @@ template <typename T, int P, int U, bool ALL> struct LongPacks {
 #pragma unroll
 		for (int u = 0; u < U; ++u) {
 			const int o = w.off(u) * P;
-			mw[u] = m != nullptr && c.mvec && w.off(u) < left && rem0 - o > 0 ? *reinterpret_cast<const W*>(m + o) : W(0);
+			if constexpr (MARK)
+				mw[u] = m != nullptr && c.mvec && w.off(u) < left && rem0 - o > 0
+				            ? sm_load_first(reinterpret_cast<const W*>(m + o))
+				            : W(0);
+			else
+				mw[u] = m != nullptr && c.mvec && w.off(u) < left && rem0 - o > 0 ? *reinterpret_cast<const W*>(m + o) : W(0);
 		}
 #pragma unroll
 		for (int u = 0; u < U; ++u) {
@@ -421,8 +428,8 @@ __device__ __forceinline__ void step_stats(Stats<typename Num<T>::acc>& st, cons
 }
 
 // stats_packs folds the packs of P columns that walk w (LongWalk or
-// LongTiles) steps over into st.
-template <typename T, int P, typename Walk>
+// LongTiles) steps over into st; MARK as LongPacks::keep's.
+template <typename T, int P, bool MARK = false, typename Walk>
 __device__ __forceinline__ void stats_packs(const T* xr, const View& v, const LongKeep& ck, Walk w,
                                             Stats<typename Num<T>::acc>& st) {
 	constexpr int U = LongUnroll<T>::fwd;
@@ -434,7 +441,7 @@ __device__ __forceinline__ void stats_packs(const T* xr, const View& v, const Lo
 	for (; w.bk < ck.pkept; w.next()) { // past pkept nothing is kept
 		LongPacks<T, P, U, false> s;
 		s.load(xr, w);
-		s.keep(ck, w);
+		s.template keep<MARK>(ck, w);
 		if constexpr (P > 1) {
 			if (ck.bits != nullptr) put_bits(s, ck.bits, w);
 		}
@@ -456,15 +463,15 @@ __device__ __forceinline__ void chunk_stats(const T* xr, const View& v, i64 mrow
 // tiles_stats folds block b's steps of a row (LongTiles) into st, from
 // its step k0 on (the steps before are the fused kernel's stash; vec only).
 // bits: the row's keep bits to write (split_bits), or nullptr.
-template <typename T>
+template <typename T, bool MARK = false>
 __device__ __forceinline__ void tiles_stats(const T* xr, const View& v, i64 mrow, i64 kept, i64 b, i64 splits,
                                             bool vec, unsigned char* bits, Stats<typename Num<T>::acc>& st,
                                             i64 k0 = 0) {
 	constexpr int P = PackWidth<T, 16>::value, U = LongUnroll<T>::fwd;
 	const i64 span = (i64)U * blockDim.x;
 	if (vec)
-		stats_packs<T, P>(xr, v, long_keep_bits<P>(v, mrow, kept, 0, v.n, bits),
-		                  LongTiles<U>((b + k0 * splits) * span, v.n / P, splits * span), st);
+		stats_packs<T, P, MARK>(xr, v, long_keep_bits<P>(v, mrow, kept, 0, v.n, bits),
+		                        LongTiles<U>((b + k0 * splits) * span, v.n / P, splits * span), st);
 	else stats_packs<T, 1>(xr, v, long_keep<1>(v, mrow, kept, 0, v.n), LongTiles<U>(b * span, v.n, splits * span), st);
 }
 

@@ -76,20 +76,34 @@ __device__ __forceinline__ float sm_exp2_ftz(float v) {
 #define SM_SPLIT_PIECES 1
 #endif
 
-// sm_load_first loads a 16-byte V from global memory and marks its L2
-// line evict-first (sm_80 and later: createpolicy and an L2 cache hint;
-// elsewhere an ordinary load). A line so marked is the first L2 gives up,
-// so a stream read this way pushes out less of what came before it.
+// sm_load_first loads a 16-, 8- or 4-byte V from global memory and marks
+// its L2 line evict-first (sm_80 and later: createpolicy and an L2 cache
+// hint; elsewhere, and for other sizes, an ordinary load). A line so marked
+// is the first L2 gives up, so a stream read this way pushes out less of
+// what came before it.
 template <typename V> __device__ __forceinline__ V sm_load_first(const V* p) {
-	static_assert(sizeof(V) == 16, "a 16-byte pack");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 	unsigned long long pol;
-	asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
-	uint4 w;
-	asm volatile("ld.global.L2::cache_hint.v4.b32 {%0, %1, %2, %3}, [%4], %5;"
-	             : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)
-	             : "l"(p), "l"(pol));
-	return *reinterpret_cast<const V*>(&w);
+	if constexpr (sizeof(V) == 16) {
+		asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+		uint4 w;
+		asm volatile("ld.global.L2::cache_hint.v4.b32 {%0, %1, %2, %3}, [%4], %5;"
+		             : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)
+		             : "l"(p), "l"(pol));
+		return *reinterpret_cast<const V*>(&w);
+	} else if constexpr (sizeof(V) == 8) {
+		asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+		unsigned long long w;
+		asm volatile("ld.global.L2::cache_hint.b64 %0, [%1], %2;" : "=l"(w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const V*>(&w);
+	} else if constexpr (sizeof(V) == 4) {
+		asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+		unsigned w;
+		asm volatile("ld.global.L2::cache_hint.b32 %0, [%1], %2;" : "=r"(w) : "l"(p), "l"(pol));
+		return *reinterpret_cast<const V*>(&w);
+	} else {
+		return *p;
+	}
 #else
 	return *p;
 #endif
