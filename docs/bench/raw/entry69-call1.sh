@@ -1,4 +1,6 @@
 #!/bin/bash
+# (As run, the comparison was entry69-abcmp.py, a copy of entry68-abcmp.py,
+# which it now names.)
 # session 45 call 1 (entry 69): the masked form's mask words loaded
 # evict-first. A/B at 4x8388608, three rounds alternated, one binary:
 # base = HEAD's kernels (bin/base.fatbin), new = the embedded kernels;
@@ -25,8 +27,8 @@ for r in 1 2 3; do
 done
 date -u >> $W/date.txt
 tar czf $OUT/ab.tgz -C $W .
-python3 docs/bench/raw/entry69-abcmp.py $W/ab base new 2>&1 | cut -c1-220
-python3 docs/bench/raw/entry69-abcmp.py $W/ab base b32 n32 2>&1 | cut -c1-220
+python3 docs/bench/raw/entry68-abcmp.py $W/ab base new 2>&1 | cut -c1-220
+python3 docs/bench/raw/entry68-abcmp.py $W/ab base b32 n32 2>&1 | cut -c1-220
 (cd cuda && timeout 300 ../bin/cuda.test -test.v -test.count=1 -test.run 'GPUSplitFused$' > $W/fused.txt 2>&1; echo fused rc=$?)
 date -u >> $W/date.txt
 tar czf $OUT/tests.tgz -C $W fused.txt date.txt

@@ -1,4 +1,6 @@
 #!/bin/bash
+# (As run, the comparison was entry69-abcmp.py, a copy of entry68-abcmp.py,
+# which it now names.)
 # session 45 call 3 (entry 70; the patches as entry70-v1.patch and -v3.patch): the head form's write pass loading its
 # rereads evict-first (v1), and that with the queues handing out the
 # rows' steps front to back (v3), sm_90 builds through -fatbin, against
@@ -18,5 +20,5 @@ for r in 1 2 3; do
 done
 date -u >> $W/date.txt
 tar czf $OUT/ab.tgz -C $W .
-python3 docs/bench/raw/entry69-abcmp.py $W/ab base v1 v3 2>&1 | cut -c1-220
+python3 docs/bench/raw/entry68-abcmp.py $W/ab base v1 v3 2>&1 | cut -c1-220
 cat $W/date.txt
