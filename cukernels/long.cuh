@@ -269,12 +269,9 @@ template <typename T, int P, int U, bool ALL> struct LongPacks {
 #pragma unroll
 		for (int u = 0; u < U; ++u) {
 			const int o = w.off(u) * P;
-			if constexpr (MARK)
-				mw[u] = m != nullptr && c.mvec && w.off(u) < left && rem0 - o > 0
-				            ? sm_load_first(reinterpret_cast<const W*>(m + o))
-				            : W(0);
-			else
-				mw[u] = m != nullptr && c.mvec && w.off(u) < left && rem0 - o > 0 ? *reinterpret_cast<const W*>(m + o) : W(0);
+			mw[u] = m != nullptr && c.mvec && w.off(u) < left && rem0 - o > 0
+			            ? sm_load_first_if<MARK>(reinterpret_cast<const W*>(m + o))
+			            : W(0);
 		}
 #pragma unroll
 		for (int u = 0; u < U; ++u) {

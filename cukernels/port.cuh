@@ -84,20 +84,18 @@ __device__ __forceinline__ float sm_exp2_ftz(float v) {
 template <typename V> __device__ __forceinline__ V sm_load_first(const V* p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 	unsigned long long pol;
+	asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol)); // dropped where unused
 	if constexpr (sizeof(V) == 16) {
-		asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
 		uint4 w;
 		asm volatile("ld.global.L2::cache_hint.v4.b32 {%0, %1, %2, %3}, [%4], %5;"
 		             : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w)
 		             : "l"(p), "l"(pol));
 		return *reinterpret_cast<const V*>(&w);
 	} else if constexpr (sizeof(V) == 8) {
-		asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
 		unsigned long long w;
 		asm volatile("ld.global.L2::cache_hint.b64 %0, [%1], %2;" : "=l"(w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const V*>(&w);
 	} else if constexpr (sizeof(V) == 4) {
-		asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
 		unsigned w;
 		asm volatile("ld.global.L2::cache_hint.b32 %0, [%1], %2;" : "=r"(w) : "l"(p), "l"(pol));
 		return *reinterpret_cast<const V*>(&w);
@@ -107,6 +105,12 @@ template <typename V> __device__ __forceinline__ V sm_load_first(const V* p) {
 #else
 	return *p;
 #endif
+}
+
+// sm_load_first_if is sm_load_first(p) where FIRST, else *p.
+template <bool FIRST, typename V> __device__ __forceinline__ V sm_load_first_if(const V* p) {
+	if constexpr (FIRST) return sm_load_first(p);
+	else return *p;
 }
 
 // sm_sign_bytes is x's bytes 0-3 chosen by sel as PTX prmt chooses them,
