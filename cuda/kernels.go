@@ -280,7 +280,7 @@ func (d *Device) headSized(c *call) bool {
 
 // maskedStash says whether the fused kernel's masked form
 // (cukernels/grid.cuh, FUSED_MASKED: the head form's stash for masked
-// rows, marking nothing) takes c: masked float16 and bfloat16 rows of
+// rows, marking only the mask evict-first) takes c: masked float16 and bfloat16 rows of
 // 16-byte packs with no causal limit, headSized as fusedHead's; they then
 // take 512-thread blocks. Measured on the H200 at 4x8388608
 // (docs/PERFORMANCE.md, GPU entry 68, call 3), against the plain form at

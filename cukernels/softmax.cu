@@ -193,7 +193,7 @@ SM_PACKED_DTYPE(bf16, sm_bf16)
 // ones, the rows' barrier words (the Go side passes it to every
 // cooperative launch). The fused kernel's `head` form takes group as the
 // pack below which its statistics pass loads evict-first (its `masked`
-// form, the head form's stash for masked rows, marks nothing); the plain form
+// form, the head form's stash for masked rows, marks only the mask); the plain form
 // keeps the code it had without (its statistics loop once, not twice: the
 // two loops took 4 registers more and seemed to cost the rows without
 // marks 0.5-1.5%, measured across device calls, not side by side).
