@@ -113,8 +113,8 @@ type Device struct {
 	coop        bool // cooperative launches
 	cgridMost   int  // tier 8's largest cluster: 16 where the driver allows, else 8
 	cgridBlocks int  // tier 8's cluster size where it fits (tests, SOFTMAX_CGRID_BLOCKS); 0: gpu.CGridPick's
-	// The grid tier's barrier words, two per row (at most gridMaxPerSM
-	// rows per SM) of which the barrier uses the first, zeroed once;
+	// The grid tier's barrier words, one per row on its own 128-byte line
+	// (syncStride words a row, at most gridMaxPerSM rows per SM), zeroed once;
 	// every launch flips its bit 31 and leaves its low bits as they were
 	// (cukernels/grid.cuh, grid_barrier).
 	gridSync cu.DevicePtr
@@ -317,14 +317,19 @@ func (d *Device) workspace(n int64) (cu.DevicePtr, error) {
 	return p, nil
 }
 
-// gridBarriers returns the grid tier's barrier words, two a row of which
-// the barrier uses the first, allocating and zeroing them on first use
-// (inside do). The kernels leave them ready for the next launch.
+// syncStride is the words a row takes in the grid tier's barrier memory:
+// its word and the rest of a 128-byte line (cukernels/grid.cuh,
+// SM_SYNC_STRIDE), so no two rows' blocks add and poll on one line.
+const syncStride = 32
+
+// gridBarriers returns the grid tier's barrier words, syncStride words a
+// row of which the barrier uses the first, allocating and zeroing them on
+// first use (inside do). The kernels leave them ready for the next launch.
 func (d *Device) gridBarriers() (cu.DevicePtr, error) {
 	if d.gridSync != 0 {
 		return d.gridSync, nil
 	}
-	words := int64(2 * gridMaxPerSM * d.sms)
+	words := int64(syncStride * gridMaxPerSM * d.sms)
 	p, err := cu.MemAlloc(4 * words)
 	if err != nil {
 		return 0, fmt.Errorf("cuda: allocating the grid tier's %d barrier words: %w", words, err)

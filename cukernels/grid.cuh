@@ -27,6 +27,12 @@
 // departure in the fused split kernel (docs/PERFORMANCE.md, GPU entry
 // 30). The add releases this block's writes (its Part) and the poll that
 // sees the flip acquires the others'.
+//
+// Row r's word is sync[SM_SYNC_STRIDE * r], alone on its 128-byte line
+// (cuda.syncStride allocates so): with two words a row, 16 rows' blocks
+// added and polled on one line, and tier 7's float32 rows of 4x262144 to
+// 4x1048576 took 1-2% longer (docs/PERFORMANCE.md, GPU entry 72).
+#define SM_SYNC_STRIDE 32
 __device__ __forceinline__ void grid_barrier(unsigned* sync, unsigned blocks, bool first) {
 	__syncthreads();
 	if (threadIdx.x == 0) {
@@ -572,7 +578,7 @@ __device__ __forceinline__ void fwd_grid(const T* x, T* y, const View& v, bool v
                                          unsigned* sync) {
 	const GridSlice sl(v, chunk, splits);
 	fwd_grid_body<T, false>(x, y, v, vec, sl, chunk, splits,
-	                        GridMeet{work + sl.row * splits, sync + 2 * sl.row, (unsigned)splits});
+	                        GridMeet{work + sl.row * splits, sync + SM_SYNC_STRIDE * sl.row, (unsigned)splits});
 }
 
 // bwd_grid_slice is bwd_grid's work on units of width U: masked (y, dy)
@@ -644,7 +650,7 @@ __device__ __forceinline__ void bwd_grid(const T* y, const T* dy, T* dx, const V
                                          i64 splits, unsigned* sync) {
 	const GridSlice sl(v, chunk, splits);
 	bwd_grid_body<T>(y, dy, dx, v, vec, sl, chunk, splits,
-	                 GridMeet{work + sl.row * splits, sync + 2 * sl.row, (unsigned)splits});
+	                 GridMeet{work + sl.row * splits, sync + SM_SYNC_STRIDE * sl.row, (unsigned)splits});
 }
 
 // ------------------------------------ tier 4 fused: split rows, one launch --
@@ -861,7 +867,7 @@ __device__ __forceinline__ void fwd_split_fused(const T* x, T* y, const View& v,
 	}
 	st = block_reduce(st, MergeOp<T>{v.ex}, stats_init<A>());
 	if (b == 0 && threadIdx.x < Q) queues[threadIdx.x * L] = 0;
-	const GridMeet meet{work + row * splits, sync + 2 * row, (unsigned)splits};
+	const GridMeet meet{work + row * splits, sync + SM_SYNC_STRIDE * row, (unsigned)splits};
 	meet.publish(Part{(double)st.m, (double)st.s, st.nan, st.infs}, b);
 	const Stats<A> all = meet_gather(
 	    meet, splits, [](const Part& p) { return Stats<A>{(A)p.m, p.s, (int)p.nan, (int)p.infs}; }, MergeOp<T>{v.ex},
