@@ -291,6 +291,24 @@ __device__ __forceinline__ V meet_gather(const Meet& meet, i64 splits, To to, Op
 	return block_reduce(r, op, identity);
 }
 
+// meet_gather_one is meet_gather for a Meet in memory with one warp
+// reading: its lane j folds Parts j, j + 32, ..., the warp reduces, in the
+// same order in every block, and the block shares the result through
+// shared memory: one block barrier where block_reduce has two. (Every warp
+// reading the Parts itself, GPU entry 73's v10, was 3-7% slower.)
+template <typename V, typename Meet, typename To, typename Op>
+__device__ __forceinline__ V meet_gather_one(const Meet& meet, i64 splits, To to, Op op, V identity) {
+	__shared__ V merged;
+	if (threadIdx.x < 32) {
+		V r = identity;
+		for (i64 j = threadIdx.x; j < splits; j += 32) r = op(r, to(meet.at(j)));
+		r = warp_reduce(r, op, 32);
+		if (threadIdx.x == 0) merged = r;
+	}
+	__syncthreads();
+	return merged;
+}
+
 // GridSlice is a block's share of the launch: its row and columns
 // [lo, lo + len).
 struct GridSlice {
@@ -691,6 +709,19 @@ template <int U> struct LongQueue : LongWalk<U> {
 		ahead = take();
 		next();
 	}
+	// Deferred: the first take is asked for, and the walk starts at the
+	// first next(), so the take's round trip can overlap other work.
+	struct Deferred {};
+	__device__ __forceinline__ LongQueue(unsigned* row_queues, i64 warp, i64 lo_, i64 phi_, Deferred)
+	    : LongWalk<U>(0, phi_), lo(lo_) {
+		this->t = threadIdx.x % 32;
+		this->step = 32;
+		q = (unsigned)(warp % queues);
+		ctr = row_queues + q * line;
+		const unsigned steps = (unsigned)((phi_ - lo_ + this->span() - 1) / this->span());
+		mine = steps > q ? (steps - 1 - q) / queues + 1 : 0;
+		ahead = take();
+	}
 	__device__ __forceinline__ unsigned take() const { return threadIdx.x % 32 == 0 ? atomicAdd(ctr, 1u) : 0u; }
 	__device__ __forceinline__ void next() {
 		const unsigned k = __shfl_sync(0xffffffffu, ahead, 0);
@@ -869,21 +900,48 @@ __device__ __forceinline__ void fwd_split_fused(const T* x, T* y, const View& v,
 	if (b == 0 && threadIdx.x < Q) queues[threadIdx.x * L] = 0;
 	const GridMeet meet{work + row * splits, sync + SM_SYNC_STRIDE * row, (unsigned)splits};
 	meet.publish(Part{(double)st.m, (double)st.s, st.nan, st.infs}, b);
-	const Stats<A> all = meet_gather(
-	    meet, splits, [](const Part& p) { return Stats<A>{(A)p.m, p.s, (int)p.nan, (int)p.infs}; }, MergeOp<T>{v.ex},
-	    stats_init<A>());
-	Fin<A> f = finish(all);
-	set_sum(f, all.s, v.log);
-	const T* xr = x + row * v.n;
-	T* yr = y + row * v.n;
-	const i64 warp = b * (blockDim.x / 32) + threadIdx.x / 32; // in the row
-	if (vec) {
-		const LongKeep ck = long_keep_bits<P>(v, mrow, kept, 0, v.n, bits);
-		write_chunk<T, P>(xr, yr, v, ck, LongQueue<U>(queues, warp, (i64)keep * splits * bspan, v.n / P), f);
-		if (FORM != FUSED_PLAIN && keep > 0)
-			write_chunk<T, P>(xr, yr, v, ck,
-			                  StashTiles<T, P, U, FORM == FUSED_MASKED>(stash, b * bspan, v.n / P, splits * bspan, keep), f);
-	} else write_chunk<T, 1>(xr, yr, v, long_keep<1>(v, mrow, kept, 0, v.n), LongQueue<U>(queues, warp, 0, v.n), f);
+	if constexpr (FORM == FUSED_PLAIN) {
+		// The plain form keeps its code as measured: with the head forms'
+		// early take and merge its rows took up to 1.4% longer, at
+		// 4x33554432 and masked float32 4x8388608 (docs/PERFORMANCE.md, GPU
+		// entry 74).
+		const Stats<A> all = meet_gather(
+		    meet, splits, [](const Part& p) { return Stats<A>{(A)p.m, p.s, (int)p.nan, (int)p.infs}; },
+		    MergeOp<T>{v.ex}, stats_init<A>());
+		Fin<A> f = finish(all);
+		set_sum(f, all.s, v.log);
+		const T* xr = x + row * v.n;
+		T* yr = y + row * v.n;
+		const i64 warp = b * (blockDim.x / 32) + threadIdx.x / 32; // in the row
+		if (vec) {
+			const LongKeep ck = long_keep_bits<P>(v, mrow, kept, 0, v.n, bits);
+			write_chunk<T, P>(xr, yr, v, ck, LongQueue<U>(queues, warp, (i64)keep * splits * bspan, v.n / P), f);
+		} else write_chunk<T, 1>(xr, yr, v, long_keep<1>(v, mrow, kept, 0, v.n), LongQueue<U>(queues, warp, 0, v.n), f);
+	} else {
+		// The head forms: the write pass's first take goes out with the
+		// Parts' reads, and one warp a block merges them (1-3% off the
+		// rows of 4x8388608, GPU entry 74).
+		const i64 warp = b * (blockDim.x / 32) + threadIdx.x / 32; // in the row
+		typedef typename LongQueue<U>::Deferred Deferred;
+		LongQueue<U> wq = vec ? LongQueue<U>(queues, warp, (i64)keep * splits * bspan, v.n / P, Deferred{})
+		                      : LongQueue<U>(queues, warp, 0, v.n, Deferred{});
+		const Stats<A> all = meet_gather_one(
+		    meet, splits, [](const Part& p) { return Stats<A>{(A)p.m, p.s, (int)p.nan, (int)p.infs}; },
+		    MergeOp<T>{v.ex}, stats_init<A>());
+		wq.next();
+		Fin<A> f = finish(all);
+		set_sum(f, all.s, v.log);
+		const T* xr = x + row * v.n;
+		T* yr = y + row * v.n;
+		if (vec) {
+			const LongKeep ck = long_keep_bits<P>(v, mrow, kept, 0, v.n, bits);
+			write_chunk<T, P>(xr, yr, v, ck, wq, f);
+			if (keep > 0)
+				write_chunk<T, P>(
+				    xr, yr, v, ck,
+				    StashTiles<T, P, U, FORM == FUSED_MASKED>(stash, b * bspan, v.n / P, splits * bspan, keep), f);
+		} else write_chunk<T, 1>(xr, yr, v, long_keep<1>(v, mrow, kept, 0, v.n), wq, f);
+	}
 }
 
 // ------------------------------------------- tier 8: rows over clusters --
