@@ -698,17 +698,6 @@ template <int U> struct LongQueue : LongWalk<U> {
 	unsigned q, mine; // the queue's number and its steps
 	unsigned ahead;   // lane 0: the queue's answer for the warp's next step
 	i64 lo;           // the walk's first pack (the packs before are the blocks' stashes)
-	__device__ __forceinline__ LongQueue(unsigned* row_queues, i64 warp, i64 lo_, i64 phi_)
-	    : LongWalk<U>(0, phi_), lo(lo_) {
-		this->t = threadIdx.x % 32;
-		this->step = 32;
-		q = (unsigned)(warp % queues);
-		ctr = row_queues + q * line;
-		const unsigned steps = (unsigned)((phi_ - lo_ + this->span() - 1) / this->span());
-		mine = steps > q ? (steps - 1 - q) / queues + 1 : 0;
-		ahead = take();
-		next();
-	}
 	// Deferred: the first take is asked for, and the walk starts at the
 	// first next(), so the take's round trip can overlap other work.
 	struct Deferred {};
@@ -721,6 +710,10 @@ template <int U> struct LongQueue : LongWalk<U> {
 		const unsigned steps = (unsigned)((phi_ - lo_ + this->span() - 1) / this->span());
 		mine = steps > q ? (steps - 1 - q) / queues + 1 : 0;
 		ahead = take();
+	}
+	__device__ __forceinline__ LongQueue(unsigned* row_queues, i64 warp, i64 lo_, i64 phi_)
+	    : LongQueue(row_queues, warp, lo_, phi_, Deferred{}) {
+		next();
 	}
 	__device__ __forceinline__ unsigned take() const { return threadIdx.x % 32 == 0 ? atomicAdd(ctr, 1u) : 0u; }
 	__device__ __forceinline__ void next() {
