@@ -908,7 +908,7 @@ __device__ __forceinline__ void fwd_split_fused(const T* x, T* y, const View& v,
 		const i64 warp = b * (blockDim.x / 32) + threadIdx.x / 32; // in the row
 		if (vec) {
 			const LongKeep ck = long_keep_bits<P>(v, mrow, kept, 0, v.n, bits);
-			write_chunk<T, P>(xr, yr, v, ck, LongQueue<U>(queues, warp, (i64)keep * splits * bspan, v.n / P), f);
+			write_chunk<T, P>(xr, yr, v, ck, LongQueue<U>(queues, warp, 0, v.n / P), f); // no stash: from pack 0
 		} else write_chunk<T, 1>(xr, yr, v, long_keep<1>(v, mrow, kept, 0, v.n), LongQueue<U>(queues, warp, 0, v.n), f);
 	} else {
 		// The head forms: the write pass's first take goes out with the
