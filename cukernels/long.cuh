@@ -110,6 +110,22 @@ template <> struct LongExp<sm_bf16> {
 	static __device__ __forceinline__ float of(float x, float m, const Expo& e) { return sm_exp2(sm_diff(x, m) * e.hi); }
 };
 
+// long_out is a normal row's softmax output at x: LongExp's term times the
+// sum's reciprocal. bfloat16 takes fwd_row's biased exponential
+// (RowBias: one MUFU.EX2 where LongExp's, exact below 2^-126, takes
+// four instructions), its factor 2^64 taken out of the reciprocal, which
+// a power of two leaves exact (normal: at least 2^-64/n).
+template <typename T>
+__device__ __forceinline__ typename Num<T>::acc long_out(typename Num<T>::acc x, const Fin<typename Num<T>::acc>& f,
+                                                         const Expo& e) {
+	return normed(LongExp<T>::of(x, f.m, e), f);
+}
+#if !defined(__HIPCC__)
+template <> __device__ __forceinline__ float long_out<sm_bf16>(float x, const Fin<float>& f, const Expo& e) {
+	return row_exp_biased<sm_bf16>(x, f.m, e) * (f.r * RowBias<sm_bf16>::inv);
+}
+#endif
+
 // LongSumExp is LongExp for the terms of a statistics sum, which only
 // ever adds them up: every type may flush terms below 2^-126, since the
 // row's sum is at least 1 (its maximum's term) and n such terms change it
@@ -495,7 +511,7 @@ __device__ __forceinline__ void write_step(const LongPacks<T, P, U, ALL>& s, T* 
 			const bool lg = MODE == LONG_LOG || (MODE != LONG_EXP && v.log);
 			const A x = s.at(u, j), zero = lg ? -sm_inf<A>() : A(0);
 			A r;
-			if (MODE == LONG_EXP) r = normed(LongExp<T>::of(x, f.m, v.ex), f);
+			if (MODE == LONG_EXP) r = long_out<T>(x, f, v.ex);
 			else if (MODE == LONG_LOG) r = Num<T>::logout(x, f.m, v.scale, f.lsum);
 			else if (MODE == LONG_NAN) r = sm_nan<A>();
 			else r = x == sm_inf<A>() ? c : zero;
