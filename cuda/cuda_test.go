@@ -1116,7 +1116,7 @@ func TestGPUSplitFused(t *testing.T) {
 		t.Skip("no cooperative launch on this device")
 	}
 	defer func(s string, n, k int) { splitFusedSetting, splitThreadsSetting, splitStashSteps = s, n, k }(splitFusedSetting, splitThreadsSetting, splitStashSteps)
-	splitFusedSetting, splitThreadsSetting, splitStashSteps = "", 0, -1 // the rules (unmasked rows: fused forward)
+	splitFusedSetting, splitThreadsSetting, splitStashSteps = "", 0, 3 // the rules (unmasked rows: fused forward)
 	for _, c := range []struct {
 		dt      Dtype
 		shape   []int
@@ -1126,7 +1126,7 @@ func TestGPUSplitFused(t *testing.T) {
 		head    bool // fused rows: evict-first loads (fusedHead) on the H200's 60 MB L2
 	}{
 		{Float32, []int{4, 1 << 23}, false, true, 512, true}, // 512 rather than the two kernels' 256
-		{Float16, []int{4, 1 << 23}, false, true, 448, true}, // the half types' head form: 448 (halfHeadThreads)
+		{Float16, []int{4, 1 << 23}, false, true, 512, true},
 		{Float16, []int{4, 1 << 25}, false, true, 512, false},
 		{Float32, []int{4, 1 << 25}, false, true, 512, false}, // not the pieces kernel
 		{Float32, []int{4, 1 << 23}, true, false, 0, false},
@@ -1142,9 +1142,8 @@ func TestGPUSplitFused(t *testing.T) {
 			t.Errorf("%v %v: kernel %s, evict-first below pack %d; want marks %v", c.dt, c.shape, p.names[0], p.group, c.head)
 		}
 		// the head form, and only it, stashes its blocks' first steps (on
-		// the H200 all that the rule asks fit: three at 512 threads, four
-		// at 448)
-		if head && d.l2 == 60<<20 && p.smem != stashSteps(p.threads == halfHeadThreads)*p.threads*4*vecBytes || !head && p.smem != 0 {
+		// the H200 three of them fit)
+		if head && d.l2 == 60<<20 && p.smem != 3*p.threads*4*vecBytes || !head && p.smem != 0 {
 			t.Errorf("%v %v: kernel %s, %d bytes of stash; want a stash with the head form only", c.dt, c.shape, p.names[0], p.smem)
 		}
 	}
@@ -1233,21 +1232,19 @@ func TestGPUSplitFused(t *testing.T) {
 				// The head-form rows (unmasked) and the masked form's
 				// (variant 1, its first row all masked; half types) once
 				// at each stash depth, none to the 3 steps that fit on the
-				// H200 at 512 threads, then by the rules (-1: the half
-				// types' 4 at 448; float64 takes none); the rest by the rules.
-				depths := []int{-1}
+				// H200 (float64 takes none); the rest at 3.
+				depths := []int{3}
 				if head && (variant == 0 && dt != Float64 || variant == 1 && (dt == Float16 || dt == BFloat16)) {
-					depths = []int{0, 1, 2, 3, -1}
+					depths = []int{0, 1, 2, 3}
 				}
 				for _, k := range depths {
 					splitStashSteps = k
-					q := planAt(t, d, dt, []int{4, n}, false, TierSplit)
-					if want := stashSteps(q.threads == halfHeadThreads) * q.threads * 4 * vecBytes; variant == 0 && d.l2 == 60<<20 && dt != Float64 && head && q.smem != want {
-						t.Errorf("%v 4x%d: %d bytes of stash at %d steps (%d threads); want %d", dt, n, q.smem, k, q.threads, want)
+					if q := planAt(t, d, dt, []int{4, n}, false, TierSplit); variant == 0 && d.l2 == 60<<20 && dt != Float64 && head && q.smem != k*q.threads*4*vecBytes {
+						t.Errorf("%v 4x%d: %d bytes of stash at %d steps; want %d", dt, n, q.smem, k, k*q.threads*4*vecBytes)
 					}
 					run(t, d, rowsProblem(rng, 4, n, variant), dt, TierSplit)
 				}
-				splitStashSteps = -1
+				splitStashSteps = 3
 			}
 		}
 	}

@@ -320,11 +320,11 @@ var splitTailPercent = func() int {
 // bfloat16 2.4-4.9%); the masked half rows, bound by instructions as much
 // as by memory (entry 57), gain less (entry 68). Float64 takes none: not
 // measured, and its head kernel spills.
-func splitStash(c *call, p plan, most int, fits func(plan) bool) int {
+func splitStash(c *call, p plan, fits func(plan) bool) int {
 	if !p.vec || c.dt == Float64 {
 		return 0
 	}
-	for keep := min(most, 8); keep > 0; keep-- { // 8 bounds the loop; 3 and 4 are what was measured
+	for keep := min(splitStashSteps, 8); keep > 0; keep-- { // 8 bounds the loop; 3 is what was measured
 		p.smem = keep * p.threads * 4 * vecBytes // LongUnroll's fwd packs a thread and step
 		if fits(p) {
 			return p.smem
@@ -335,41 +335,13 @@ func splitStash(c *call, p plan, most int, fits func(plan) bool) int {
 
 // splitStashSteps is SOFTMAX_SPLIT_STASH, the most steps a block stashes
 // (0: none; a tuning knob for benchmarks and tests, read once at start),
-// else -1: the rule, 3 steps but for the head form's half rows
-// (stashSteps).
+// else 3.
 var splitStashSteps = func() int {
 	if n, err := strconv.Atoi(os.Getenv("SOFTMAX_SPLIT_STASH")); err == nil && n >= 0 {
 		return n
 	}
-	return -1
-}()
-
-// stashSteps is the most steps a block of the fused kernel's head or
-// masked form stashes: SOFTMAX_SPLIT_STASH where it is set, else
-// halfHeadSteps for the head form's half rows in blocks of
-// halfHeadThreads (halfHead), 3 for the rest.
-func stashSteps(halfHead bool) int {
-	switch {
-	case splitStashSteps >= 0:
-		return splitStashSteps
-	case halfHead:
-		return halfHeadSteps
-	}
 	return 3
-}
-
-// halfHeadThreads and halfHeadSteps: the fused kernel's head form takes
-// float16 and bfloat16 rows in blocks of 448 threads, two an SM as at
-// 512, each stashing 4 steps where 512 stash 3 (112 KB a block against
-// 96). Measured on the H200 at 4x8388608 (docs/PERFORMANCE.md, GPU entry
-// 74, call 5, three rounds each): softmax and log-softmax 0.9-1.6%
-// faster; float32 rows 0.9-1.1% slower and masked rows 1.6-2.8%
-// slower, so they keep 512 threads and 3 steps. A set
-// SOFTMAX_SPLIT_THREADS or SOFTMAX_SPLIT_STASH turns the rule off.
-const (
-	halfHeadThreads = 448
-	halfHeadSteps   = 4
-)
+}()
 
 // splitQueues is cukernels/grid.cuh's SM_QUEUES: the counters a row's
 // warps take the fused kernel's write steps from, warp w from counter w
@@ -914,19 +886,12 @@ func (d *Device) makePlan(c *call) (plan, error) {
 			p.names, p.coop = []string{d.kernel(c, "split_fused").name}, true
 			// The masked form where each block has a whole step to stash.
 			if k := d.kernel(c, "split_fused_masked"); d.maskedStash(c, p.vec) && n >= p.splits*stepAt(p.threads) && d.coopFits(c, p, k) {
-				if smem := splitStash(c, p, stashSteps(false), func(p plan) bool { return d.coopFits(c, p, k) }); smem > 0 {
+				if smem := splitStash(c, p, func(p plan) bool { return d.coopFits(c, p, k) }); smem > 0 {
 					p.names[0], p.smem = k.name, smem
 				}
 			} else if head, k := d.fusedHead(c, p.vec, int64(pk)), d.kernel(c, "split_fused_head"); head > 0 && d.coopFits(c, p, k) {
 				p.names[0], p.group = k.name, int(head)
-				half := (c.dt == Float16 || c.dt == BFloat16) && p.threads == 512 && !knob && splitStashSteps < 0
-				if half {
-					if layout(halfHeadThreads); !d.coopFits(c, p, k) {
-						layout(512)
-						half = false
-					}
-				}
-				p.smem = splitStash(c, p, stashSteps(half), func(p plan) bool { return d.coopFits(c, p, k) })
+				p.smem = splitStash(c, p, func(p plan) bool { return d.coopFits(c, p, k) })
 			}
 		case splitPieces(c.dt, c.bwd, p.chunk, stepAt(p.threads)):
 			p.names[1] = d.kernel(c, "split_pieces").name
