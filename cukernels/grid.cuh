@@ -530,8 +530,7 @@ __device__ __forceinline__ void fwd_grid_slice(T* y, const View& v, const Meet& 
 	trace_stamp(2);
 	meet.publish(part, sl.b);
 	const Stats<A> st = meet_gather(
-	    meet, splits, [](const Part& p) { return Stats<A>{(A)p.m, p.s, (int)p.nan, (int)p.infs}; }, MergeOp<T>{v.ex},
-	    stats_init<A>());
+	    meet, splits, [](const Part& p) { return part_stats<A>(p); }, MergeOp<T>{v.ex}, stats_init<A>());
 	trace_stamp(3);
 	Fin<A> f = finish(st);
 	set_sum(f, st.s, v.log);
@@ -892,15 +891,14 @@ __device__ __forceinline__ void fwd_split_fused(const T* x, T* y, const View& v,
 	st = block_reduce(st, MergeOp<T>{v.ex}, stats_init<A>());
 	if (b == 0 && threadIdx.x < Q) queues[threadIdx.x * L] = 0;
 	const GridMeet meet{work + row * splits, sync + SM_SYNC_STRIDE * row, (unsigned)splits};
-	meet.publish(Part{(double)st.m, (double)st.s, st.nan, st.infs}, b);
+	meet.publish(stats_part(st), b);
 	if constexpr (FORM == FUSED_PLAIN) {
 		// The plain form keeps its code as measured: with the head forms'
 		// early take and merge its rows took up to 1.4% longer, at
 		// 4x33554432 and masked float32 4x8388608 (docs/PERFORMANCE.md, GPU
 		// entry 74).
 		const Stats<A> all = meet_gather(
-		    meet, splits, [](const Part& p) { return Stats<A>{(A)p.m, p.s, (int)p.nan, (int)p.infs}; },
-		    MergeOp<T>{v.ex}, stats_init<A>());
+		    meet, splits, [](const Part& p) { return part_stats<A>(p); }, MergeOp<T>{v.ex}, stats_init<A>());
 		Fin<A> f = finish(all);
 		set_sum(f, all.s, v.log);
 		const T* xr = x + row * v.n;
@@ -919,8 +917,7 @@ __device__ __forceinline__ void fwd_split_fused(const T* x, T* y, const View& v,
 		LongQueue<U> wq = vec ? LongQueue<U>(queues, warp, (i64)keep * splits * bspan, v.n / P, Deferred{})
 		                      : LongQueue<U>(queues, warp, 0, v.n, Deferred{});
 		const Stats<A> all = meet_gather_one(
-		    meet, splits, [](const Part& p) { return Stats<A>{(A)p.m, p.s, (int)p.nan, (int)p.infs}; },
-		    MergeOp<T>{v.ex}, stats_init<A>());
+		    meet, splits, [](const Part& p) { return part_stats<A>(p); }, MergeOp<T>{v.ex}, stats_init<A>());
 		wq.next();
 		Fin<A> f = finish(all);
 		set_sum(f, all.s, v.log);

@@ -871,7 +871,7 @@ __device__ __forceinline__ void fwd_split_stats(const T* x, const View& v, bool 
 	Stats<A> st = stats_init<A>();
 	tiles_stats<T>(x + row * v.n, v, mrow, kept, b, splits, vec, two_kernel_bits(work, v, splits, vec, row), st);
 	st = block_reduce(st, MergeOp<T>{v.ex}, stats_init<A>());
-	if (threadIdx.x == 0) work[row * splits + b] = Part{(double)st.m, (double)st.s, st.nan, st.infs};
+	if (threadIdx.x == 0) work[row * splits + b] = stats_part(st);
 	// The pieces kernel, which may run after this one, hands out pieces
 	// from a counter in the slot after the Parts.
 	if (row == 0 && b == 0 && threadIdx.x == 0) *split_counter(work, v, splits) = 0;
@@ -884,7 +884,7 @@ __device__ __forceinline__ Stats<typename Num<T>::acc> row_parts(const View& v, 
 	Stats<A> st = stats_init<A>();
 	for (i64 j = threadIdx.x; j < splits; j += blockDim.x) {
 		const Part p = parts[j];
-		st = merge<T>(st, Stats<A>{(A)p.m, p.s, (int)p.nan, (int)p.infs}, v.ex);
+		st = merge<T>(st, part_stats<A>(p), v.ex);
 	}
 	return block_reduce(st, MergeOp<T>{v.ex}, stats_init<A>());
 }

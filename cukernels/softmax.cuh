@@ -597,6 +597,13 @@ struct Part {
 	double m, s;
 	i64 nan, infs;
 };
+// stats_part is the Part that carries st; part_stats reads it back.
+template <typename A> __device__ __forceinline__ Part stats_part(const Stats<A>& st) {
+	return Part{(double)st.m, (double)st.s, st.nan, st.infs};
+}
+template <typename A> __device__ __forceinline__ Stats<A> part_stats(const Part& p) {
+	return Stats<A>{(A)p.m, p.s, (int)p.nan, (int)p.infs};
+}
 // GradPart is the backward's: the chunk's sum (log-softmax's any is taken
 // by the apply kernel: chunk_grad_write).
 struct GradPart {
