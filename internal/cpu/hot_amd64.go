@@ -197,7 +197,25 @@ func sum32(a []float32) float64 {
 	return sum + sumGo(a[n:])
 }
 
+// vecGrad32 says whether the float32 backward's vector kernels, which take
+// c and s in float32 and form dy - c (softmax) or dy - exp(y)*c
+// (log-softmax) in float32 before the scale, give the float64 loop's answer
+// but for rounding: c within float32's range (a row's sum of gradients
+// near float32's largest may pass it: dx came out -Inf where it is 0), s a
+// normal float32 (a subnormal keeps too few bits: 2% off at 1e-44), and,
+// where s is under 1 (an intermediate past float32's range could come back
+// into it), c under 2^103, below which dy - c cannot pass float32's range
+// from a float32 dy. Other rows take the float64 loop.
+func vecGrad32(c, s float64) bool {
+	ac := math.Abs(c)
+	return s >= 0x1p-126 && ac <= math.MaxFloat32 && (s >= 1 || ac < 0x1p103)
+}
+
 func softmaxGrad32(y, dy, dx []float32, c, s float64) {
+	if !vecGrad32(c, s) {
+		softmaxGradGo(y, dy, dx, c, s)
+		return
+	}
 	n := len(y) &^ 7
 	if hasAVX2 && n > 0 {
 		softmaxGradAVX2(y[:n], dy[:n], dx[:n], float32(c), float32(s))
@@ -206,6 +224,10 @@ func softmaxGrad32(y, dy, dx []float32, c, s float64) {
 }
 
 func logGrad32(y, dy, dx []float32, c, s float64) {
+	if !vecGrad32(c, s) {
+		logGradGo(y, dy, dx, c, s)
+		return
+	}
 	if n := len(y) &^ 15; hasAVX512 && n > 0 {
 		logGradAVX512(y[:n], dy[:n], dx[:n], float32(c), float32(s))
 		y, dy, dx = y[n:], dy[n:], dx[n:]

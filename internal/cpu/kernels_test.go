@@ -125,6 +125,47 @@ func TestExtremeValues(t *testing.T) {
 	}
 }
 
+// TestFloat32GradRanges runs float32 backward rows that the vector kernels,
+// which take the row's sum and the scale in float32, cannot finish: a sum
+// of gradients past float32's range (log-softmax, dy all 3e38: dx is 0),
+// dy - c past it at a scale under 1 with dx back in range, and scales
+// that are float32 subnormals. Rows of 16 columns and more reach the
+// vector kernels; such rows take the float64 loop (vecGrad32).
+func TestFloat32GradRanges(t *testing.T) {
+	for _, n := range []int{16, 33, 3*block + 5} {
+		row := func(scale float64, log bool, x, dy func(i int) float64) {
+			t.Helper()
+			p := reference.Problem{Spec: reference.Spec{Shape: []int{3, n}, Axis: 1, Scale: scale, Log: log}, UserAxis: 1}
+			p.X, p.DY = make([]float64, 3*n), make([]float64, 3*n)
+			for i := range p.X {
+				p.X[i], p.DY[i] = x(i%n), dy(i%n)
+			}
+			checkProblem[float32](t, p)
+		}
+		flat := func(int) float64 { return 0 }
+		for _, log := range []bool{false, true} {
+			row(1, log, flat, func(int) float64 { return 3e38 })
+			row(0.5, log, flat, func(int) float64 { return 3e38 })
+			// y nearly all on column 0, whose dy is -3e38: c near -3e38, so
+			// dy - c is 6e38 on the others, and dx there y*6e38*s.
+			row(0.5, log, func(i int) float64 {
+				if i == 0 {
+					return 10
+				}
+				return 0
+			}, func(i int) float64 {
+				if i == 0 {
+					return -3e38
+				}
+				return 3e38
+			})
+			for _, scale := range []float64{1e-39, 1e-41, 1e-43, 1e-44} {
+				row(scale, log, flat, func(i int) float64 { return 1e38 * float64(1-2*(i%2)) })
+			}
+		}
+	}
+}
+
 // TestHugeScales runs scales up to float32's largest value (float64: past
 // it), where log-softmax outputs pass float32's range and saturate.
 func TestHugeScales(t *testing.T) {
