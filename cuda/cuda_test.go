@@ -475,7 +475,7 @@ func TestGPUHugeScale(t *testing.T) {
 // value (differences past its range, -max as a mask score) and float32's
 // subnormals, with gradients near the largest (reference.Extreme), at
 // scales under and over 1, on every tier that takes them. float64 rows
-// reach 1e300, where the float64 reference's own differences stay finite.
+// reach 1e300, where the kernels' float64 differences stay finite.
 // No -Inf is allowed for a finite answer: the float32 and bfloat16
 // log-softmax rows at scales under 1 take the span kernels (spanCall).
 func TestGPUExtremeValues(t *testing.T) {

@@ -51,6 +51,26 @@ func expStore[T float](x, y []T, m, s float64) (rest, ones float64) {
 	panic("unreachable")
 }
 
+// scaledDiff is (v - m)*s for v <= m. Where v - m passes float64's range
+// (a float64 row holding both 1e308 and -1e308) at a scale under 1, it is
+// v*s - m*s: v is then negative and m positive, so the two products add
+// and nothing cancels (softmax of [1e308, -1e308] at scale 1e-308 is
+// [0.881, 0.119], where -Inf gave [1, 0]). float32 entries, taken to
+// float64, never pass its range.
+func scaledDiff(v, m, s float64) float64 {
+	d := v - m
+	if d < -math.MaxFloat64 && s < 1 {
+		return v*s - m*s
+	}
+	return d * s
+}
+
+// farScale says whether (x - m)*s may need scaledDiff for float64 entries
+// x <= m: s under 1 and m at least 2^969, since x - m passes float64's
+// range only where m - x reaches 2^1024 - 2^970 and x >= -MaxFloat64.
+// The vector kernels leave such rows to the Go loops.
+func farScale(m, s float64) bool { return s < 1 && m >= 0x1p969 }
+
 func expStore64Go(x, y []float64, m, s float64) (rest, ones float64) {
 	if y != nil {
 		y = y[:len(x)]
@@ -63,7 +83,7 @@ func expStore64Go(x, y []float64, m, s float64) (rest, ones float64) {
 			}
 			continue
 		}
-		e := math.Exp((v - m) * s)
+		e := math.Exp(scaledDiff(v, m, s))
 		rest += e
 		if y != nil {
 			y[k] = e
@@ -134,7 +154,7 @@ func logApply[T float](x, y []T, m, s, lse float64) {
 func logApplyGo[T float](x, y []T, m, s, lse float64) {
 	y = y[:len(x)]
 	for k, v := range x {
-		y[k] = T((float64(v)-m)*s - lse)
+		y[k] = T(scaledDiff(float64(v), m, s) - lse)
 	}
 }
 

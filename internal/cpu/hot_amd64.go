@@ -287,7 +287,7 @@ func max64(x []float64) float64 {
 
 func expStore64(x, y []float64, m, s float64) (rest, ones float64) {
 	n := len(x) &^ 7
-	if !hasAVX512 || n == 0 {
+	if !hasAVX512 || n == 0 || farScale(m, s) {
 		return expStore64Go(x, y, m, s)
 	}
 	if y == nil {

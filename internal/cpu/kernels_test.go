@@ -166,6 +166,42 @@ func TestFloat32GradRanges(t *testing.T) {
 	}
 }
 
+// TestFarRows64 runs float64 rows whose entries lie more than float64's
+// range apart (1e308 beside -1e308) at scales under 1, where x - m passes
+// its range but scale*(x - m) does not: in one block and across several
+// (the parts' maxima then lie that far apart too), masked or not.
+func TestFarRows64(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, n := range []int{2, 33, 3*block + 5} {
+		for _, scale := range []float64{0.5, 1e-300, 1e-308} {
+			for _, log := range []bool{false, true} {
+				for _, masked := range []bool{false, true} {
+					p := reference.Problem{Spec: reference.Spec{Shape: []int{4, n}, Axis: 1, Scale: scale, Log: log}, UserAxis: 1}
+					p.X, p.DY = make([]float64, 4*n), make([]float64, 4*n)
+					for i := range p.X {
+						c := i % n
+						switch {
+						case c < n/2 || c == 0: // the first half near the top, the rest near the bottom
+							p.X[i] = math.MaxFloat64 * (1 - 0.5*rng.Float64())
+						default:
+							p.X[i] = -math.MaxFloat64 * (1 - 0.5*rng.Float64())
+						}
+						p.DY[i] = rng.NormFloat64()
+					}
+					if masked {
+						p.MaskShape = []int{4, n}
+						p.Mask = make([]bool, 4*n)
+						for i := range p.Mask {
+							p.Mask[i] = i%n == 0 || rng.IntN(3) > 0
+						}
+					}
+					checkProblem[float64](t, p)
+				}
+			}
+		}
+	}
+}
+
 // TestHugeScales runs scales up to float32's largest value (float64: past
 // it), where log-softmax outputs pass float32's range and saturate.
 func TestHugeScales(t *testing.T) {

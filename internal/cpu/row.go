@@ -86,7 +86,7 @@ func (r *row[T]) stats(lo, hi int) part {
 				e = 1
 				p.ones++
 			default:
-				e = exp[T]((float64(x[k]) - mf) * s)
+				e = exp[T](scaledDiff(float64(x[k]), mf, s))
 				p.rest += float64(e)
 			}
 			if !r.log {
@@ -112,7 +112,7 @@ func (r *row[T]) combine(parts []part) part {
 			total.ones += p.ones
 			total.rest += p.rest
 		case p.sum() != 0:
-			total.rest += p.sum() * math.Exp((p.max-total.max)*r.scale)
+			total.rest += p.sum() * math.Exp(scaledDiff(p.max, total.max, r.scale))
 		}
 	}
 	return total
@@ -123,7 +123,7 @@ func (r *row[T]) combine(parts []part) part {
 func (r *row[T]) apply(lo, hi int, own, total part) {
 	x, y := r.x, r.y
 	if !r.log {
-		f := T(math.Exp((own.max-total.max)*r.scale) / total.sum())
+		f := T(math.Exp(scaledDiff(own.max, total.max, r.scale)) / total.sum())
 		if own.sum() == 0 {
 			f = 0
 		}
@@ -143,7 +143,7 @@ func (r *row[T]) apply(lo, hi int, own, total part) {
 	}
 	for k := lo; k < hi; k++ {
 		if r.keep(k) {
-			y[k] = T((float64(x[k])-m)*s - lse)
+			y[k] = T(scaledDiff(float64(x[k]), m, s) - lse)
 		} else {
 			y[k] = ninf
 		}

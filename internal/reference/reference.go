@@ -4,7 +4,10 @@
 // math.Log, and encodes the documented semantics case by case.
 package reference
 
-import "math"
+import (
+	"math"
+	"math/big"
+)
 
 // Spec is one softmax problem.
 type Spec struct {
@@ -134,7 +137,7 @@ func Forward(s Spec, x []float64) []float64 {
 			case x[i] == m:
 				ones++
 			default:
-				rest += math.Exp(s.Scale * (x[i] - m))
+				rest += math.Exp(scaledGap(s.Scale, x[i], m))
 			}
 		}
 		logSum := math.Log(ones) + math.Log1p(rest/ones)
@@ -143,9 +146,9 @@ func Forward(s Spec, x []float64) []float64 {
 				continue
 			}
 			if s.Log {
-				y[i] = s.Scale*(x[i]-m) - logSum
+				y[i] = scaledGap(s.Scale, x[i], m) - logSum
 			} else {
-				y[i] = math.Exp(s.Scale*(x[i]-m)) / (ones + rest)
+				y[i] = math.Exp(scaledGap(s.Scale, x[i], m)) / (ones + rest)
 			}
 		}
 	})
@@ -184,4 +187,18 @@ func Backward(s Spec, y, dy []float64) []float64 {
 		}
 	})
 	return dx
+}
+
+// scaledGap is scale*(x - m), from the exact difference where x - m passes
+// float64's range (a row holding both 1e308 and -1e308): big.Float
+// subtracts and multiplies with no overflow, and the product is rounded
+// once.
+func scaledGap(scale, x, m float64) float64 {
+	d := x - m
+	if !math.IsInf(d, 0) || math.IsInf(x, 0) || math.IsInf(m, 0) {
+		return scale * d
+	}
+	g := new(big.Float).Sub(big.NewFloat(x), big.NewFloat(m))
+	r, _ := g.Mul(g, big.NewFloat(scale)).Float64()
+	return r
 }
