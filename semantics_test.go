@@ -493,12 +493,22 @@ func TestInto(t *testing.T) {
 			}
 		}
 	}
-	wantError(t, "wrong shape", "preallocated output", func() error {
+	wantError(t, "wrong shape", "Into's tensor has shape (3, 2)", func() error {
 		_, err := softmax.SoftMaxTensor(x, softmax.Into(tensor.New(tensor.WithShape(3, 2), tensor.Of(tensor.Float64))))
 		return err
 	})
-	wantError(t, "wrong dtype", "preallocated output", func() error {
+	wantError(t, "wrong dtype", "Into's tensor has shape (2, 3) and dtype float32", func() error {
 		_, err := softmax.SoftMaxTensor(x, softmax.Into(tensor.New(tensor.WithShape(2, 3), tensor.Of(tensor.Float32))))
+		return err
+	})
+	// A zero tensor.Dense has no dtype, whose String panics: the error says
+	// so in words.
+	wantError(t, "zero tensor", "Into's tensor has shape () and dtype none", func() error {
+		_, err := softmax.SoftMaxTensor(x, softmax.Into(&tensor.Dense{}))
+		return err
+	})
+	wantError(t, "backward, wrong shape", "Into's tensor has shape (3, 2)", func() error {
+		_, err := softmax.SoftMaxGrad(x, x.Clone().(*tensor.Dense), softmax.Into(tensor.New(tensor.WithShape(3, 2), tensor.Of(tensor.Float64))))
 		return err
 	})
 }

@@ -136,7 +136,10 @@ func Causal(offset int) Option {
 // must be a *tensor.Dense of the result's shape and dtype, instead of
 // allocating a new tensor; the call returns dst. Reusing an output saves the
 // allocation, which for large tensors costs more than the softmax itself.
-// Graph functions reject it: a graph's machine owns its outputs.
+// dst must not share memory with an input: the check compares the address
+// ranges the tensors span, so two interleaved views of one array (columns
+// 0 and 2, say) are refused too. Graph functions reject it: a graph's
+// machine owns its outputs.
 func Into(dst *tensor.Dense) Option { return func(c *Config) { c.into = dst } }
 
 func config(opts []Option) Config {
@@ -167,6 +170,9 @@ func eager(log, masked bool, opts []Option, in, dy, mask *tensor.Dense) (*tensor
 	p := params(log, masked, opts)
 	var dst any
 	if c := config(opts); c.into != nil {
+		if err := dense.CheckInto(c.into, in); err != nil {
+			return nil, err
+		}
 		if dense.Overlap(c.into, in) || dense.Overlap(c.into, dy) || dense.Overlap(c.into, mask) {
 			return nil, fmt.Errorf("softmax: Into's tensor shares memory with an input; pass a separate output")
 		}

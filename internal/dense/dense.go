@@ -93,6 +93,28 @@ func data(t *tensor.Dense) any {
 	return t.Data() // not reached: callers check the dtype first
 }
 
+// CheckInto says why dst cannot take the result of a call on like (the
+// Into option), before any work: the result has like's shape and dtype.
+// Where like is not a float tensor the call's own checks name it instead.
+func CheckInto(dst, like *tensor.Dense) error {
+	if like == nil || like.Dtype() != tensor.Float32 && like.Dtype() != tensor.Float64 {
+		return nil
+	}
+	if !dst.Shape().Eq(like.Shape()) || dst.Dtype() != like.Dtype() {
+		return fmt.Errorf("softmax: Into's tensor has shape %v and dtype %s; want %v and %v", dst.Shape(), dtypeName(dst), like.Shape(), like.Dtype())
+	}
+	return nil
+}
+
+// dtypeName is t's dtype as text; a zero tensor.Dense has none, and its
+// Dtype's String would panic.
+func dtypeName(t *tensor.Dense) string {
+	if t.Dtype().Type == nil {
+		return "none"
+	}
+	return t.Dtype().String()
+}
+
 // Deliver puts result into prealloc when prealloc is a tensor other than
 // result (a strided view, say), and returns the value to hand back.
 func Deliver(prealloc any, result *tensor.Dense) (*tensor.Dense, error) {
@@ -101,7 +123,7 @@ func Deliver(prealloc any, result *tensor.Dense) (*tensor.Dense, error) {
 		return result, nil
 	}
 	if !p.Shape().Eq(result.Shape()) || p.Dtype() != result.Dtype() {
-		return nil, fmt.Errorf("softmax: preallocated output has shape %v and dtype %v; want %v and %v", p.Shape(), p.Dtype(), result.Shape(), result.Dtype())
+		return nil, fmt.Errorf("softmax: preallocated output has shape %v and dtype %s; want %v and %v", p.Shape(), dtypeName(p), result.Shape(), result.Dtype())
 	}
 	if err := tensor.Copy(p, result); err != nil {
 		return nil, fmt.Errorf("softmax: copying into the preallocated output: %w", err)
