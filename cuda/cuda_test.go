@@ -513,6 +513,32 @@ func TestGPUSpanScales(t *testing.T) {
 	}
 }
 
+// TestGPUSpanFloat64 runs float64 rows spanning past float64's range
+// (reference.Extreme up to its largest value: entries near 1.8e308 and
+// -1.8e308 in one row) at scales under 1, where log-softmax's far outputs
+// are finite, and under spanScale64, where the far entries' terms count,
+// softmax and log-softmax, on every tier that takes them: the default
+// kernels round such an x - m to -Inf, the span kernels halve it.
+func TestGPUSpanFloat64(t *testing.T) {
+	d := device(t)
+	rng := rand.New(rand.NewPCG(15, 6))
+	for i, n := range []int{33, 1024, 5000, 70000} {
+		for j, s := range []float64{0.125, 1e-300, 1e-308} {
+			for k, lg := range []bool{false, true} {
+				if testing.Short() && (i+j+k)%2 != 0 {
+					continue
+				}
+				rp := reference.Extreme(rng, 12, n, math.MaxFloat64)
+				rp.Scale, rp.Log = s, lg
+				for i := range rp.DY {
+					rp.DY[i] = rng.NormFloat64()
+				}
+				run(t, d, fromRandom(fmt.Sprintf("span64x12x%d", n), rp), Float64)
+			}
+		}
+	}
+}
+
 // TestSpanCall checks which calls take the span kernels.
 func TestSpanCall(t *testing.T) {
 	for _, c := range []struct {
@@ -529,7 +555,12 @@ func TestSpanCall(t *testing.T) {
 		{BFloat16, false, false, 1e-38, true},
 		{Float32, false, false, 0x1p-100, false},
 		{Float16, false, true, 0.5, false},
-		{Float64, false, true, 0.5, false},
+		{Float64, false, true, 0.5, true},
+		{Float64, false, true, 1, false},
+		{Float64, false, false, 0.5, false},
+		{Float64, false, false, 0x1p-1001, true},
+		{Float64, false, false, 0x1p-1000, false},
+		{Float64, true, true, 0.5, false},
 		{Float32, true, true, 0.5, false},
 	} {
 		v := &layout.View{Params: layout.Params{Log: c.log, Scale: c.scale}}

@@ -90,7 +90,7 @@ func kernelNames() []string {
 func spanKernelNames() []string {
 	var names []string
 	for _, name := range kernelNames() {
-		if strings.HasPrefix(name, "softmax_fwd_") && (strings.HasSuffix(name, "_f32") || strings.HasSuffix(name, "_bf16")) {
+		if strings.HasPrefix(name, "softmax_fwd_") && (strings.HasSuffix(name, "_f32") || strings.HasSuffix(name, "_bf16") || strings.HasSuffix(name, "_f64")) {
 			names = append(names, name)
 		}
 	}
@@ -101,18 +101,30 @@ func spanKernelNames() []string {
 // call takes the span kernels: under about 3e-37 the terms of entries more
 // than float32's range from the row's maximum stay in float32's range,
 // and the default kernels, which round such an x - m to -Inf, drop them
-// from the sum.
-const spanScale = 0x1p-100
+// from the sum. spanScale64 is float64's: its terms count again only
+// under about 745 * 2^-1024.
+const (
+	spanScale   = 0x1p-100
+	spanScale64 = 0x1p-1000
+)
 
 // spanCall says whether c takes the span kernels (cukernels/softmax.cuh,
 // SM_SPAN), whose x - m cannot round to -Inf where the answer is finite: a
-// float32 or bfloat16 forward call at a scale under spanScale, or a
-// log-softmax one at a scale under 1 (its output scale*(x - m) - log(sum)
-// is then finite where x - m is not). float16 entries lie at most 131008
-// apart; float64 computes in float64.
+// float32, bfloat16 or float64 forward call at a scale under its
+// spanScale, or a log-softmax one at a scale under 1 (its output
+// scale*(x - m) - log(sum) is then finite where x - m is not). float16
+// entries lie at most 131008 apart.
 func spanCall(c *call) bool {
-	return !c.bwd && (c.dt == gpu.Float32 || c.dt == gpu.BFloat16) && (c.v.Scale < spanScale || c.v.Log && c.v.Scale < 1) &&
-		spanSetting != "0"
+	if c.bwd || spanSetting == "0" {
+		return false
+	}
+	switch c.dt {
+	case gpu.Float32, gpu.BFloat16:
+		return c.v.Scale < spanScale || c.v.Log && c.v.Scale < 1
+	case gpu.Float64:
+		return c.v.Scale < spanScale64 || c.v.Log && c.v.Scale < 1
+	}
+	return false
 }
 
 // SOFTMAX_SPAN=0 keeps every call on the default kernels (to measure what

@@ -27,9 +27,9 @@ import _ "embed"
 //go:embed softmax.fatbin
 var Fatbin string
 
-// SpanFatbin is softmax_span.cu's image: the float32 and bfloat16 forward
-// kernels, under the same names, for rows whose entries may lie more than
-// float32's range apart (SM_SPAN in softmax.cuh).
+// SpanFatbin is softmax_span.cu's image: the float32, bfloat16 and float64
+// forward kernels, under the same names, for rows whose entries may lie
+// more than their type's range apart (SM_SPAN in softmax.cuh).
 //
 //go:embed softmax_span.fatbin
 var SpanFatbin string

@@ -225,8 +225,8 @@ SM_PACKED_DTYPE(bf16, sm_bf16)
 	}
 #endif
 SM_GRID_DTYPE(f32, float)
-#if !SM_SPAN
 SM_GRID_DTYPE(f64, double)
+#if !SM_SPAN
 SM_GRID_DTYPE(f16, sm_half)
 #endif
 SM_GRID_DTYPE(bf16, sm_bf16)
@@ -258,8 +258,8 @@ SM_GRID_DTYPE(bf16, sm_bf16)
 	}
 #endif
 SM_CGRID_DTYPE(f32, float)
-#if !SM_SPAN
 SM_CGRID_DTYPE(f64, double)
+#if !SM_SPAN
 SM_CGRID_DTYPE(f16, sm_half)
 #endif
 SM_CGRID_DTYPE(bf16, sm_bf16)
@@ -292,8 +292,8 @@ SM_STREAM_DTYPE(bf16, sm_bf16)
 #endif
 
 SM_DTYPE(f32, float)
-#if !SM_SPAN
 SM_DTYPE(f64, double)
+#if !SM_SPAN
 SM_DTYPE(f16, sm_half)
 #endif
 SM_DTYPE(bf16, sm_bf16)

@@ -22,18 +22,19 @@
 
 typedef long long i64;
 
-// SM_SPAN builds the span kernels (softmax_span.cu): float32 and bfloat16
-// forward kernels for rows whose entries may lie more than float32's range
-// apart, which the Go side takes for log-softmax at scales under 1 and for
-// scales under 2^-100 (docs/GPU.md, Accuracy). There every difference x - m
-// that meets the scale is taken halved, (x - m)/2 in one fma (x/2 is exact
-// inside it and m/2 is exact but for subnormal m, off by 2^-150 then), so
-// it cannot round to -Inf while scale*(x - m) is finite, and the factors
-// it meets are doubled: Expo's hi and lo and the log outputs' scale. The
-// products are then those of the default build (doubling is exact). The
-// default build takes x - m as it is, in the same instructions as before
-// this switch (GPU entry 61: any new code in these kernels moved their
-// registers).
+// SM_SPAN builds the span kernels (softmax_span.cu): float32, bfloat16 and
+// float64 forward kernels for rows whose entries may lie more than their
+// type's range apart, which the Go side takes for log-softmax at scales
+// under 1 and for scales under 2^-100 (float64: 2^-1000; docs/GPU.md,
+// Accuracy). There every difference x - m that meets the scale is taken
+// halved, (x - m)/2 in one fma (x/2 is exact inside it and m/2 is exact
+// but for subnormal m, off by 2^-150 then, 2^-1075 in float64), so it
+// cannot round to -Inf while scale*(x - m) is finite, and the factors it
+// meets are doubled: Expo's hi and lo, float64's scale and the log
+// outputs' scale. The products are then those of the default build
+// (doubling is exact). The default build takes x - m as it is, in the
+// same instructions as before this switch (GPU entry 61: any new code in
+// these kernels moved their registers).
 #ifndef SM_SPAN
 #define SM_SPAN 0
 #endif
@@ -44,8 +45,14 @@ __device__ __forceinline__ float sm_diff(float x, float m) {
 	return x - m;
 #endif
 }
-__device__ __forceinline__ double sm_diff(double x, double m) { return x - m; }
-// sm_diff_scale is the scale that multiplies sm_diff's float32 result.
+__device__ __forceinline__ double sm_diff(double x, double m) {
+#if SM_SPAN
+	return fma(x, 0.5, m * -0.5);
+#else
+	return x - m;
+#endif
+}
+// sm_diff_scale is the scale that multiplies sm_diff's result.
 __device__ __forceinline__ double sm_diff_scale(double scale) {
 #if SM_SPAN
 	return 2.0 * scale;
@@ -80,7 +87,7 @@ template <> struct Num<double> {
 	static __device__ __forceinline__ double in(double v) { return v; }
 	static __device__ __forceinline__ double out(double v) { return v; }
 	static __device__ __forceinline__ double logout(double x, double m, double s, double lsum) {
-		return (x - m) * s - lsum;
+		return sm_diff(x, m) * sm_diff_scale(s) - lsum;
 	}
 };
 
@@ -151,7 +158,9 @@ __device__ __forceinline__ float sm_expx(float x, float m, const Expo& e) {
 	return t < -160.0f ? 0.0f : fmaf(p, r * 0.693147180559945309f, p);
 }
 // float64 keeps exp in float64.
-__device__ __forceinline__ double sm_expx(double x, double m, const Expo& e) { return exp((x - m) * e.scale); }
+__device__ __forceinline__ double sm_expx(double x, double m, const Expo& e) {
+	return exp(sm_diff(x, m) * sm_diff_scale(e.scale));
+}
 // row_exp is exp(scale*(x-m)) as tier 1 takes it for element type T, in
 // as few instructions as each type's accuracy allows (tier 1 is bound by
 // instructions per element once its loads are pipelined):

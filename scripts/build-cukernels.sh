@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # build-cukernels.sh compiles cukernels/softmax.cu into one fatbin, and
-# softmax_span.cu (its float32 and bfloat16 forward kernels with x - m
+# softmax_span.cu (its float32, bfloat16 and float64 forward kernels with x - m
 # taken halved, SM_SPAN) into a second: SASS for every architecture in
 # ARCHS and PTX for the newest, so later GPUs JIT them. `go generate
 # ./cukernels` runs it; scripts/check-cukernels.sh runs it to check that

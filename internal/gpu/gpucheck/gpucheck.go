@@ -155,8 +155,8 @@ func ScaleCases(t gpu.Dtype, scales []float64, short bool, fn func(n int, scale 
 // ExtremeCases calls fn for each row length, scale and direction at which
 // the GPU suites run reference.Extreme rows of dtype t, with big the
 // largest value they reach: t's largest, but 1e300 for float64, whose
-// differences x - m the GPU kernels take in float64 (a row spanning past
-// float64's range at a scale under 1 is a known issue: README). short, and rows
+// default kernels take x - m as it is (rows past float64's range take
+// CUDA's span kernels, TestGPUSpanFloat64; HIP has none: README). short, and rows
 // past 1024 columns, take half the scales and directions.
 func ExtremeCases(t gpu.Dtype, short bool, fn func(n int, big, scale float64, log bool)) {
 	ExtremeCasesAt(t, []float64{0.125, 1, 3, 1e-30}, short, fn)
