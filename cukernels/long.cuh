@@ -597,14 +597,15 @@ __device__ __forceinline__ void tiles_write(const T* xr, T* yr, const View& v, i
 // kernel looks at y instead: chunk_grad_write).
 enum GradMode { GRAD_SOFTMAX, GRAD_LOG, GRAD_LOG_SUM };
 
-// grad_step adds a step to g: its terms (y*dy, log: dy) summed in the
+// grad_step is a step's sum, its terms (y*dy, log: dy) summed in the
 // compute type, at most 32 of them (2e-6 of the sum of their magnitudes,
-// inside the 1e-5 gradient tolerance, as in tier 1), then into g.c in
-// float64; for GRAD_LOG, whether some kept y is not -Inf. b (dy) says
-// which columns are kept.
+// inside the 1e-5 gradient tolerance, as in tier 1); for GRAD_LOG, it
+// adds to g.any whether some kept y is not -Inf. b (dy) says which
+// columns are kept.
 template <typename T, int P, int U, int MODE, bool ALL>
-__device__ __forceinline__ void grad_step(const LongPacks<T, P, U, ALL>& a, const LongPacks<T, P, U, ALL>& b,
-                                          GradStats<typename Num<T>::acc>& g) {
+__device__ __forceinline__ typename Num<T>::acc grad_step(const LongPacks<T, P, U, ALL>& a,
+                                                          const LongPacks<T, P, U, ALL>& b,
+                                                          GradStats<typename Num<T>::acc>& g) {
 	typedef typename Num<T>::acc A;
 	A c = A(0);
 	int any = 0;
@@ -620,28 +621,68 @@ __device__ __forceinline__ void grad_step(const LongPacks<T, P, U, ALL>& a, cons
 				if (MODE == GRAD_LOG) any |= k && a.at(u, j) != -sm_inf<A>(); // NaN counts
 			}
 		}
-	g.c += (double)c;
 	g.any |= any;
+	return c;
 }
 
+// grad_walk is the sum of a thread's steps of packs [plo, phi) in float64,
+// each step's summed in the compute type (grad_step).
 template <typename T, int P, int MODE>
-__device__ __forceinline__ void grad_packs(const T* y, const T* dy, const LongKeep& ck, i64 plo, i64 phi,
-                                           GradStats<typename Num<T>::acc>& g) {
+__device__ __forceinline__ double grad_walk(const T* y, const T* dy, const LongKeep& ck, i64 plo, i64 phi,
+                                            GradStats<typename Num<T>::acc>& g) {
 	constexpr int U = LongUnroll<T>::bwd, UG = LongUnroll<T>::bwd_masked;
+	double c = 0.0;
 	LongWalk<U> w(plo, phi);
 	for (; w.full(ck.pfull); w.next()) {
 		LongPacks<T, P, U, true> a, b;
 		if (MODE != GRAD_LOG_SUM) a.load(y, w);
 		b.load(dy, w);
-		grad_step<T, P, U, MODE>(a, b, g);
+		c += (double)grad_step<T, P, U, MODE>(a, b, g);
 	}
 	for (LongWalk<UG> wg(w.bk, phi); wg.bk < ck.pkept; wg.next()) {
 		LongPacks<T, P, UG, false> a, b;
 		if (MODE != GRAD_LOG_SUM) a.load(y, wg);
 		b.load(dy, wg);
 		b.keep(ck, wg);
-		grad_step<T, P, UG, MODE>(a, b, g);
+		c += (double)grad_step<T, P, UG, MODE>(a, b, g);
 	}
+	return c;
+}
+
+// grad_wide is grad_walk's sum a pack at a time in float64, for a thread
+// whose packs grad_walk summed past the compute type's range: cold code,
+// and a pack a step keeps it from adding to the hot loop's registers
+// (docs/PERFORMANCE.md GPU entry 80). Its walk gives the thread the same
+// packs as grad_walk's steps: plo + threadIdx.x + k*blockDim.x.
+template <typename T, int P, int MODE>
+__device__ __forceinline__ double grad_wide(const T* y, const T* dy, const LongKeep& ck, i64 plo, i64 phi) {
+	double c = 0.0;
+	for (LongWalk<1> w(plo, phi); w.bk < phi && w.bk < ck.pkept; w.next()) {
+		LongPacks<T, P, 1, false> a, b;
+		if (MODE == GRAD_SOFTMAX) a.load(y, w);
+		b.load(dy, w);
+		b.keep(ck, w);
+#pragma unroll
+		for (int j = 0; j < P; ++j)
+			if (b.kept(0, j)) c += MODE == GRAD_SOFTMAX ? (double)b.at(0, j) * (double)a.at(0, j) : (double)b.at(0, j);
+	}
+	return c;
+}
+
+// grad_packs adds a thread's steps of packs [plo, phi) to g. Where their
+// sum passed the compute type's range (terms near float32's largest; or
+// NaN), it sums them again in float64 (grad_wide): a test in the hot loop,
+// or the wide sum taken from the hot loop's packs, spilled the half
+// types' block and split statistics kernels (docs/PERFORMANCE.md GPU
+// entries 79 and 80). float16's 32 terms of at most 65504 cannot pass it.
+template <typename T, int P, int MODE>
+__device__ __forceinline__ void grad_packs(const T* y, const T* dy, const LongKeep& ck, i64 plo, i64 phi,
+                                           GradStats<typename Num<T>::acc>& g) {
+	typedef typename Num<T>::acc A;
+	double c = grad_walk<T, P, MODE>(y, dy, ck, plo, phi, g);
+	constexpr bool narrow = sizeof(A) < sizeof(double) && !IsF16<T>::value;
+	if (narrow && !(c - c == 0.0)) c = grad_wide<T, P, MODE>(y, dy, ck, plo, phi);
+	g.c += c;
 }
 
 // chunk_grad folds columns [lo, hi) of a row into g; LOG_ANY: for

@@ -257,6 +257,8 @@ template <> __device__ __forceinline__ bool log_grad_fast<sm_bf16>(double sc, bo
 template <> __device__ __forceinline__ bool log_grad_fast<double>(double sc, bool big_y) { return true; }
 template <typename T> struct IsBf16 { static constexpr bool value = false; };
 template <> struct IsBf16<sm_bf16> { static constexpr bool value = true; };
+template <typename T> struct IsF16 { static constexpr bool value = false; };
+template <> struct IsF16<sm_half> { static constexpr bool value = true; };
 template <typename A> __device__ __forceinline__ A sm_inf() { return A(INFINITY); }
 template <typename A> __device__ __forceinline__ A sm_nan() { return A(NAN); }
 
@@ -585,10 +587,13 @@ __device__ __forceinline__ typename Num<T>::acc grad_out(const View& v, bool kep
                                                         const GradStats<typename Num<T>::acc>& g) {
 	typedef typename Num<T>::acc A;
 	if (!kept || (v.log && !g.any)) return A(0);
-	const A s = A(v.scale);
-	const A c = A(g.c);
-	if (v.log) return s * (dy - sm_exp(y) * c);
-	return s * y * (dy - c);
+	// The products and differences in float64 whatever the dtype: this is
+	// the exact path, and the row's sum c (float64) may pass float32's
+	// range (log-softmax gradients near 3e38: in float32, dx was -Inf where
+	// it is 0). exp stays in the compute type: float64's spilled the grid
+	// tier's float32 kernel (docs/PERFORMANCE.md GPU entry 80).
+	if (v.log) return A(v.scale * ((double)dy - (double)sm_exp(y) * g.c));
+	return A(v.scale * (double)y * ((double)dy - g.c));
 }
 
 template <typename A> __device__ __forceinline__ void grad_add(const View& v, GradStats<A>& g, A y, A dy) {

@@ -198,7 +198,14 @@ __device__ __forceinline__ void bwd_log_cgrid(const T* y, const T* dy, T* dx, co
 		float s = 0.0f;
 #pragma unroll
 		for (int j = 0; j < P; ++j) s += f[j];
-		part += s;
+		if (!IsF16<T>::value && !(s - s == 0.0f)) { // past float32's range: the pack again in float64
+			double w = 0.0;
+#pragma unroll
+			for (int j = 0; j < P; ++j) w += f[j];
+			part += w;
+		} else {
+			part += s;
+		}
 	}
 	// bfloat16 spilled 16 bytes holding the first pass through the meet
 	// (40 registers), so it loads it after.
