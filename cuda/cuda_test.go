@@ -443,6 +443,40 @@ func TestGPUTinyScale(t *testing.T) {
 	}
 }
 
+// TestGPUTinyScaleBackward runs the backward at scales where the float32
+// form of the scale, or its product with y, lies under float32's normal
+// range (down to 1e-300, under KernelScale's floor of 2^-149) with
+// gradients near 1e37, so that dx is still a normal float32: softmax and
+// log-softmax, unmasked, masked and causal, float32 and bfloat16, on every
+// tier. gpu.BackwardScale runs such calls at a scale in [2^-61, 2^-60)
+// and multiplies dx down after; without it (SOFTMAX_RESCALE=0) dx kept
+// fewer bits (about 2% off at 1e-44) or, under the floor, came out up to
+// 1e255 times too large.
+func TestGPUTinyScaleBackward(t *testing.T) {
+	d := device(t)
+	rng := rand.New(rand.NewPCG(16, 7))
+	for _, dt := range []Dtype{Float32, BFloat16} {
+		for i, n := range []int{33, 1000, 70000} {
+			for j, s := range []float64{1e-20, 1e-37, 1e-44, 1e-46, 1e-300} {
+				for k, variant := range []int{0, 1, 3} {
+					for l, lg := range []bool{false, true} {
+						if testing.Short() && (i+j+k+l)%2 != 0 {
+							continue
+						}
+						p := rowsProblem(rng, 5, n, variant)
+						p.spec.Scale, p.spec.Log = s, lg
+						for e := range p.dy {
+							p.dy[e] *= 1e37
+						}
+						p.name += fmt.Sprintf("/dy1e37/scale%g", s)
+						run(t, d, p, dt)
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestGPUHugeScale runs scales up to float32's largest value, where
 // log-softmax outputs and gradients pass the output type's range (the
 // checks then want the infinity they round to), and, for float64, past it.

@@ -37,12 +37,13 @@ func (t Tier) String() string {
 }
 
 const (
-	warpSize     = 32 // SM_WARP in cukernels/port.cuh
-	innerThreads = 256
-	vecBytes     = 16    // widest access, PackWidth in softmax.cuh
-	splitMinN    = 16384 // rows at least this long may be split...
-	splitRowsPer = 2     // ...when there are fewer than this many rows per SM
-	maxGridY     = 65535
+	warpSize       = 32 // SM_WARP in cukernels/port.cuh
+	innerThreads   = 256
+	vecBytes       = 16    // widest access, PackWidth in softmax.cuh
+	splitMinN      = 16384 // rows at least this long may be split...
+	splitRowsPer   = 2     // ...when there are fewer than this many rows per SM
+	rescaleThreads = 256   // softmax_bwd_rescale's blocks
+	maxGridY       = 65535
 )
 
 func kernelNames() []string {
@@ -70,6 +71,9 @@ func kernelNames() []string {
 			}
 			if dir == "bwd" && gpu.StreamKernels(dt) {
 				names = append(names, gpu.StreamKernel(dt), gpu.CGridLogKernel(dt))
+			}
+			if dir == "bwd" && dt != gpu.Float64 {
+				names = append(names, rescaleKernel(dt))
 			}
 			if dir == "fwd" {
 				names = append(names, "softmax_fwd_split_pieces_"+s, "softmax_fwd_split_fused_"+s, "softmax_fwd_split_fused_head_"+s,
@@ -130,6 +134,22 @@ func spanCall(c *call) bool {
 // SOFTMAX_SPAN=0 keeps every call on the default kernels (to measure what
 // the span kernels cost).
 var spanSetting = os.Getenv("SOFTMAX_SPAN")
+
+// rescaleKernel multiplies a backward's dx by gpu.BackwardScale's factor.
+func rescaleKernel(dt gpu.Dtype) string { return "softmax_bwd_rescale_" + dt.Suffix() }
+
+// SOFTMAX_RESCALE=0 runs backward calls at tiny scales unrescaled (the
+// kernels' float32 scale as it was: tests show what the rescale fixes).
+var rescaleSetting = os.Getenv("SOFTMAX_RESCALE")
+
+// scales is the scale c's kernels take, and the factor by which a
+// backward's dx is multiplied after them (0: none; gpu.BackwardScale).
+func scales(c *call) (kernel, factor float64) {
+	if c.bwd && rescaleSetting != "0" {
+		return gpu.BackwardScale(c.dt, c.v.Scale)
+	}
+	return gpu.KernelScale(c.dt, c.v.Scale), 0
+}
 
 // set is the kernels c runs: the span ones or the default ones, which
 // have the same names, launch bounds and shared memory.
@@ -1025,7 +1045,8 @@ func (d *Device) run(c *call) error {
 	for _, buf := range c.bufs {
 		slots = append(slots, uint64(buf))
 	}
-	slots = append(slots, i(v.Outer), i(v.N), i(v.Inner), math.Float64bits(gpu.KernelScale(c.dt, v.Scale)), b(v.Log),
+	scale, factor := scales(c)
+	slots = append(slots, i(v.Outer), i(v.N), i(v.Inner), math.Float64bits(scale), b(v.Log),
 		i(causalRows), i(v.Offset), uint64(c.mask), i(v.MaskStride))
 	for _, a := range [][]int64{md.OuterSize[:], md.OuterStride[:], md.InnerSize[:], md.InnerStride[:]} {
 		for _, e := range a {
@@ -1043,6 +1064,13 @@ func (d *Device) run(c *call) error {
 	for _, name := range p.names {
 		if err := d.launch(d.set(c)[name], p, slots); err != nil {
 			return fmt.Errorf("cuda: launching %s (grid %v, %d threads, %d bytes shared, clusters of %d): %w", name, p.grid, p.threads, p.smem, max(p.cluster, 1), err)
+		}
+	}
+	if factor != 0 {
+		n := int64(v.Len())
+		rp := plan{grid: [2]int{int(min(gpu.CeilDiv(n, rescaleThreads), int64(8*d.sms))), 1}, threads: rescaleThreads}
+		if err := d.launch(d.set(c)[rescaleKernel(c.dt)], rp, []uint64{uint64(c.bufs[2]), uint64(n), math.Float64bits(factor)}); err != nil {
+			return fmt.Errorf("cuda: launching %s (grid %v, %d threads): %w", rescaleKernel(c.dt), rp.grid, rp.threads, err)
 		}
 	}
 	if err := d.syncRun(); err != nil {

@@ -289,6 +289,24 @@ SM_STREAM_DTYPE(f32, float)
 SM_STREAM_DTYPE(f16, sm_half)
 SM_STREAM_DTYPE(bf16, sm_bf16)
 #endif
+
+// The backward at tiny scales (CUDA only): the Go side runs a backward of
+// the float32-computed types at a scale under 2^-60 at scale * 2^k in
+// [2^-61, 2^-60), then multiplies dx by f = 2^-k here, in float64 (f may
+// lie below float32's range). The backward is linear in the scale, and
+// the kernels hold it in float32, where a scale or its product with y
+// under 2^-126 keeps fewer bits (or, under 2^-149, none: gpu.KernelScale).
+// n elements from dx, a grid-stride loop.
+#define SM_RESCALE_DTYPE(S, T)                                                                         \
+	extern "C" __global__ void __launch_bounds__(SM_MAX_THREADS) softmax_bwd_rescale_##S(T *dx, i64 n, double f) { \
+		for (i64 i = blockIdx.x * (i64)blockDim.x + threadIdx.x; i < n; i += (i64)gridDim.x * blockDim.x)     \
+			dx[i] = Num<T>::out((typename Num<T>::acc)((double)Num<T>::in(dx[i]) * f));                        \
+	}
+#if !SM_SPAN
+SM_RESCALE_DTYPE(f32, float)
+SM_RESCALE_DTYPE(f16, sm_half)
+SM_RESCALE_DTYPE(bf16, sm_bf16)
+#endif
 #endif
 
 SM_DTYPE(f32, float)

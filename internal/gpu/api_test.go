@@ -38,6 +38,38 @@ func TestKernelScale(t *testing.T) {
 	}
 }
 
+// TestBackwardScale checks that the backward of the float32-computed
+// types runs tiny scales rescaled into [2^-61, 2^-60), that kernel scale
+// times factor is the scale exactly, and that float64 and scales from
+// 2^-60 up run as KernelScale has them.
+func TestBackwardScale(t *testing.T) {
+	for _, c := range []struct {
+		dt      Dtype
+		scale   float64
+		rescale bool
+	}{
+		{Float32, 1, false},
+		{Float32, 0x1p-60, false},
+		{BFloat16, math.Nextafter(0x1p-60, 0), true},
+		{Float32, 1e-37, true},
+		{Float16, 1e-44, true},
+		{Float32, 1e-300, true},
+		{BFloat16, 5e-324, true},
+		{Float64, 1e-300, false},
+		{Float64, 5e-324, false},
+	} {
+		kernel, factor := BackwardScale(c.dt, c.scale)
+		switch {
+		case !c.rescale:
+			if kernel != KernelScale(c.dt, c.scale) || factor != 0 {
+				t.Errorf("BackwardScale(%v, %g) = %g, %g, want %g, 0", c.dt, c.scale, kernel, factor, KernelScale(c.dt, c.scale))
+			}
+		case kernel < 0x1p-61 || kernel >= 0x1p-60 || kernel*factor != c.scale:
+			t.Errorf("BackwardScale(%v, %g) = %g, %g: want a kernel scale in [2^-61, 2^-60) whose product with the factor is the scale", c.dt, c.scale, kernel, factor)
+		}
+	}
+}
+
 // TestScaleFits checks where the float32-computed types' scales end, and
 // that device calls past it fail naming the scale while float64 takes any.
 func TestScaleFits(t *testing.T) {
