@@ -656,25 +656,27 @@ func TestGPURowsBoundaries(t *testing.T) {
 
 // TestGPULogBackwardSumPastRange runs log-softmax backward rows whose
 // gradients, each in range, sum past float32's largest value (float32 and
-// bfloat16, 3e38 each: dx is 0 where y is uniform over the kept columns),
-// unmasked, masked and causal, on every tier that takes them, at scales 1
-// and 0.5. The row's sum is float64, but the exact path, which such rows
-// take (|scale*sum| past the fast form's 2^32), once turned it to
-// float32's +Inf (dx -Inf), and the long-row tiers summed a thread's step
-// (up to 32 terms) in float32 before adding it.
+// bfloat16, 1.5e38 to 3e38 each, y uniform over the kept columns: dx is
+// scale times dy less the kept gradients' mean), unmasked, masked, causal
+// and causal to the middle of the row (full steps, then partial ones), on
+// every tier that takes them, at scales 1 and 0.5. The row's sum is
+// float64, but the exact path, which such rows take (|scale*sum| past the
+// fast form's 2^32), once turned it to float32's +Inf (dx -Inf), and the
+// long-row tiers summed a thread's step (up to 32 terms) in float32
+// before adding it.
 func TestGPULogBackwardSumPastRange(t *testing.T) {
 	d := device(t)
 	rng := rand.New(rand.NewPCG(13, 14))
 	for _, dt := range []Dtype{Float32, BFloat16} {
 		for _, n := range []int{16, 33, 1000, 5000, 70000} {
-			for _, variant := range []int{0, 1, 3} {
+			for _, variant := range []int{0, 1, 3, 7} {
 				for _, scale := range []float64{1, 0.5} {
 					p := rowsProblem(rng, 3, n, variant)
 					p.spec.Log, p.spec.Scale = true, scale
 					for k := range p.x {
-						p.x[k], p.dy[k] = 0, 3e38
+						p.x[k], p.dy[k] = 0, 3e38*(0.5+0.5*rng.Float64())
 					}
-					p.name += fmt.Sprintf("/dy3e38/scale%g", scale)
+					p.name += fmt.Sprintf("/dy1.5e38-3e38/scale%g", scale)
 					run(t, d, p, dt)
 				}
 			}

@@ -42,7 +42,7 @@ const (
 	vecBytes       = 16    // widest access, PackWidth in softmax.cuh
 	splitMinN      = 16384 // rows at least this long may be split...
 	splitRowsPer   = 2     // ...when there are fewer than this many rows per SM
-	rescaleThreads = 256   // softmax_bwd_rescale's blocks
+	rescaleThreads = 256   // threads a block of softmax_bwd_rescale
 	maxGridY       = 65535
 )
 

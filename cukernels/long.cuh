@@ -674,7 +674,8 @@ __device__ __forceinline__ double grad_wide(const T* y, const T* dy, const LongK
 // NaN), it sums them again in float64 (grad_wide): a test in the hot loop,
 // or the wide sum taken from the hot loop's packs, spilled the half
 // types' block and split statistics kernels (docs/PERFORMANCE.md GPU
-// entries 79 and 80). float16's 32 terms of at most 65504 cannot pass it.
+// entries 79 and 80). float16's 32 terms (dy, or y*dy with y at most 1,
+// each at most 65504) cannot pass it.
 template <typename T, int P, int MODE>
 __device__ __forceinline__ void grad_packs(const T* y, const T* dy, const LongKeep& ck, i64 plo, i64 phi,
                                            GradStats<typename Num<T>::acc>& g) {

@@ -124,7 +124,8 @@ template <typename T> __device__ __forceinline__ void bwd_log_stream(const T* y,
 // Rows of whole aligned packs (the Go side's vec) with neither mask nor
 // causal limit, where dx overlaps neither y nor dy (y is read after other
 // blocks of the row have written). dx takes the grid tier's arithmetic
-// (LongLogGrad where the sum is finite, else grad_out's). A row whose every
+// where the sum is finite (LongLogGrad), else the plain formula in float32,
+// whose Inf or NaN is then what float64 gives too. A row whose every
 // y is -Inf gets dx = 0, as grad_out gives it, which no block knows alone
 // after the meet. Each block keeps a word in the workspace (the row's
 // splits words): 0 from its start (ordered before the meet by the meet's

@@ -62,17 +62,22 @@ const tinyBackwardScale = 0x1p-60
 
 // BackwardScale is the scale a backward call's kernels of element type t
 // take for scale, and the factor by which dx is multiplied after them (0:
-// none). The kernels hold the scale in float32 for every type but
-// float64, and a scale, or its product with y, under 2^-126 keeps fewer
-// bits there (under 2^-149, KernelScale's floor, none), while dx may
-// still be a normal float32 (gradients near 1e38). The backward is linear
-// in the scale, so under 2^-60 they run at scale*2^k in [2^-61, 2^-60)
-// and dx is multiplied by 2^-k (exactly scale over the kernels' scale).
+// none). The kernels' fast paths hold the scale in float32 for every type
+// but float64, and a scale under 2^-126 keeps fewer bits there (under
+// 2^-149, KernelScale's floor, none), while dx may still be a normal
+// float32 (gradients near 1e38). The backward is linear in the scale, so
+// under 2^-60 they run at scale*2^k in [2^-61, 2^-60) and dx is
+// multiplied by 2^-k (exactly scale over the kernels' scale). What stays:
+// softmax's fast paths form scale*y first, which is under 2^-126 for y
+// under about 2^-65 at any scale up to 2^-60 (docs/GPU.md, Not done yet).
 func BackwardScale(t Dtype, scale float64) (kernel, factor float64) {
 	if t == Float64 || scale >= tinyBackwardScale {
 		return KernelScale(t, scale), 0
 	}
 	frac, exp := math.Frexp(scale) // scale = frac * 2^exp, frac in [0.5, 1)
+	if exp == -60 {
+		return scale, 0 // in [2^-61, 2^-60) already
+	}
 	return math.Ldexp(frac, -60), math.Ldexp(1, exp+60)
 }
 
