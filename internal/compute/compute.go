@@ -47,7 +47,7 @@ func Backward(p layout.Params, prealloc, y, dy, mask any) (*tensor.Dense, error)
 	if err != nil {
 		return nil, err
 	}
-	if !gt.Shape().Eq(yt.Shape()) || gt.Dtype() != yt.Dtype() {
+	if !dense.Alike(gt, yt) {
 		return nil, fmt.Errorf("softmax: dy has shape %v and dtype %v; want y's %v and %v", gt.Shape(), gt.Dtype(), yt.Shape(), yt.Dtype())
 	}
 	v, md, err := resolve(p, yt, mask)

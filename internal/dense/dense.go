@@ -100,11 +100,14 @@ func CheckInto(dst, like *tensor.Dense) error {
 	if like == nil || like.Dtype() != tensor.Float32 && like.Dtype() != tensor.Float64 {
 		return nil
 	}
-	if !dst.Shape().Eq(like.Shape()) || dst.Dtype() != like.Dtype() {
+	if !Alike(dst, like) {
 		return fmt.Errorf("softmax: Into's tensor has shape %v and dtype %s; want %v and %v", dst.Shape(), dtypeName(dst), like.Shape(), like.Dtype())
 	}
 	return nil
 }
+
+// Alike says whether a and b have the same shape and dtype.
+func Alike(a, b *tensor.Dense) bool { return a.Shape().Eq(b.Shape()) && a.Dtype() == b.Dtype() }
 
 // dtypeName is t's dtype as text; a zero tensor.Dense has none, and its
 // Dtype's String would panic.
@@ -122,7 +125,7 @@ func Deliver(prealloc any, result *tensor.Dense) (*tensor.Dense, error) {
 	if !ok || p == nil || p == result {
 		return result, nil
 	}
-	if !p.Shape().Eq(result.Shape()) || p.Dtype() != result.Dtype() {
+	if !Alike(p, result) {
 		return nil, fmt.Errorf("softmax: preallocated output has shape %v and dtype %s; want %v and %v", p.Shape(), dtypeName(p), result.Shape(), result.Dtype())
 	}
 	if err := tensor.Copy(p, result); err != nil {
