@@ -202,17 +202,20 @@ func sum32(a []float32) float64 {
 // (log-softmax) in float32 before the scale, give the float64 loop's answer
 // but for rounding: c within float32's range (a row's sum of gradients
 // near float32's largest may pass it: dx came out -Inf where it is 0), s a
-// normal float32 (a subnormal keeps too few bits: 2% off at 1e-44), and,
-// where s is under 1 (an intermediate past float32's range could come back
-// into it), c under 2^103, below which dy - c cannot pass float32's range
-// from a float32 dy. Other rows take the float64 loop.
-func vecGrad32(c, s float64) bool {
+// normal float32 (a subnormal keeps too few bits: 2% off at 1e-44), and c
+// under 2^103, below which dy - c cannot pass float32's range from a
+// float32 dy, where an intermediate past that range could come back into
+// it: softmax's dy - c at any scale, since y (under 1) multiplies it
+// (dy 3e38 beside c -3e38 at scale 1 gave +Inf where dx is 3e34), and
+// log-softmax's dy - exp(y)*c at scales under 1. Other rows take the
+// float64 loop.
+func vecGrad32(c, s float64, log bool) bool {
 	ac := math.Abs(c)
-	return s >= 0x1p-126 && ac <= math.MaxFloat32 && (s >= 1 || ac < 0x1p103)
+	return s >= 0x1p-126 && ac <= math.MaxFloat32 && (log && s >= 1 || ac < 0x1p103)
 }
 
 func softmaxGrad32(y, dy, dx []float32, c, s float64) {
-	if !vecGrad32(c, s) {
+	if !vecGrad32(c, s, false) {
 		softmaxGradGo(y, dy, dx, c, s)
 		return
 	}
@@ -224,7 +227,7 @@ func softmaxGrad32(y, dy, dx []float32, c, s float64) {
 }
 
 func logGrad32(y, dy, dx []float32, c, s float64) {
-	if !vecGrad32(c, s) {
+	if !vecGrad32(c, s, true) {
 		logGradGo(y, dy, dx, c, s)
 		return
 	}

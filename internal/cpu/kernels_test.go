@@ -147,18 +147,22 @@ func TestFloat32GradRanges(t *testing.T) {
 			row(1, log, flat, func(int) float64 { return 3e38 })
 			row(0.5, log, flat, func(int) float64 { return 3e38 })
 			// y nearly all on column 0, whose dy is -3e38: c near -3e38, so
-			// dy - c is 6e38 on the others, and dx there y*6e38*s.
-			row(0.5, log, func(i int) float64 {
-				if i == 0 {
-					return 10
-				}
-				return 0
-			}, func(i int) float64 {
-				if i == 0 {
-					return -3e38
-				}
-				return 3e38
-			})
+			// dy - c is 6e38 on the others, and dx there y*6e38*s, in
+			// range at scales under 1 and, for softmax, at 1 and 2 too
+			// (y is under 1e-4 there).
+			for _, scale := range []float64{0.5, 1, 2} {
+				row(scale, log, func(i int) float64 {
+					if i == 0 {
+						return 10
+					}
+					return 0
+				}, func(i int) float64 {
+					if i == 0 {
+						return -3e38
+					}
+					return 3e38
+				})
+			}
 			for _, scale := range []float64{1e-39, 1e-41, 1e-43, 1e-44} {
 				row(scale, log, flat, func(i int) float64 { return 1e38 * float64(1-2*(i%2)) })
 			}
