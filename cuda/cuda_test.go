@@ -684,6 +684,69 @@ func TestGPULogBackwardSumPastRange(t *testing.T) {
 	}
 }
 
+// TestGPUSoftmaxBackwardPastRange runs softmax backward rows whose dx
+// the fast path's float32 arithmetic once got wrong, though dx is in range
+// (float32 and bfloat16; unmasked, masked, causal and causal to the middle
+// of the row; every tier that takes them):
+//   - "far": y nearly all on column 0, whose dy is -3e38, the others'
+//     1.5e38 to 3e38: the row's sum c is near -3e38, so dy - c passes
+//     float32's range (it was +Inf) while dx = s*y*(dy - c), y near 2e-9,
+//     is near s*1e30. At scales 0.5, 1 and 2, and at 1e10, past SoftGrad's
+//     2^22, where dx overflows as it should.
+//   - "tiny y": y from 1 down to about 1e-39 by column, dy +-1e38, at
+//     scales 1e-6, 2^-60 and 1e-20 (which runs at a scale in [2^-61,
+//     2^-60), gpu.BackwardScale): s*y formed first fell under 2^-126 and
+//     lost y's bits, where dx is about 1e-15 to 1e-3.
+//
+// The short form runs 33 and 70000 columns, unmasked and causal to the
+// middle.
+func TestGPUSoftmaxBackwardPastRange(t *testing.T) {
+	d := device(t)
+	rng := rand.New(rand.NewPCG(13, 15))
+	ns, variants := []int{16, 33, 1000, 5000, 70000}, []int{0, 1, 3, 7}
+	if testing.Short() {
+		ns, variants = []int{33, 70000}, []int{0, 7}
+	}
+	for _, dt := range []Dtype{Float32, BFloat16} {
+		for _, n := range ns {
+			for _, variant := range variants {
+				for _, form := range []struct {
+					name   string
+					scales []float64
+				}{{"far", []float64{0.5, 1, 2, 1e10}}, {"tiny y", []float64{1e-6, 0x1p-60, 1e-20}}} {
+					for _, scale := range form.scales {
+						p := rowsProblem(rng, 3, n, variant)
+						p.spec.Log, p.spec.Scale = false, scale
+						for k := range p.x {
+							col := k % n
+							switch {
+							case form.name == "tiny y":
+								// y = exp(-90*u) over the row: x*scale from 0 to -90.
+								p.x[k] = -90 * rng.Float64() / scale
+								if col == 0 {
+									p.x[k] = 0
+								}
+								p.dy[k] = 1e38 * float64(1-2*(k%2))
+							case col == 0:
+								p.x[k], p.dy[k] = 20/scale, -3e38
+							default:
+								p.x[k], p.dy[k] = 0, 3e38*(0.5+0.5*rng.Float64())
+							}
+						}
+						if p.spec.Mask != nil { // keep column 0 but in row 0, which variant 1 masks whole
+							for r := 1; r < 3; r++ {
+								p.spec.Mask[r*n] = true
+							}
+						}
+						p.name += fmt.Sprintf("/%s/scale%g", form.name, scale)
+						run(t, d, p, dt)
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestGPULogBackward runs unmasked log-softmax backward rows of 1 to 2048
 // packs (tier 1's longest backward row) through tier 1's kernels that take
 // them: the streamed one (from gpu.StreamMinN columns), the pipelined one

@@ -627,8 +627,9 @@ __device__ __forceinline__ void bwd_grid_slice(T* dx, const View& v, const Meet&
 	meet.publish(Part{0.0, g.c, g.any, 0}, sl.b);
 	g = meet_gather(
 	    meet, splits, [](const Part& p) { return GradStats<A>{p.s, (int)p.nan}; }, GradOp(), GradStats<A>{0.0, 0});
-	const bool fast = g.c - g.c == 0.0 && (!v.log || g.any);
-	const A s = A(v.scale), c = A(g.c);
+	const bool fast = g.c - g.c == 0.0 && (v.log ? g.any : SoftGrad<A>::fits(v.scale, g.c));
+	const A s = A(v.scale);
+	const SoftGrad<A> sg(v.scale, g.c);
 	const LongLogGrad<T> lg(v.scale * g.c);
 	Pack<T, U>* out = reinterpret_cast<Pack<T, U>*>(dx + sl.row * v.n + sl.lo);
 	if (!fast) {
@@ -638,7 +639,7 @@ __device__ __forceinline__ void bwd_grid_slice(T* dx, const View& v, const Meet&
 	} else if (v.log) {
 		grid_write<T, U>(uy, ug, out, [&](A yv, A dv, int) { return lg.at(yv, s * dv); });
 	} else {
-		grid_write<T, U>(uy, ug, out, [&](A yv, A dv, int) { return s * yv * (dv - c); });
+		grid_write<T, U>(uy, ug, out, [&](A yv, A dv, int) { return sg.at(yv, dv); });
 	}
 }
 

@@ -734,14 +734,13 @@ template <> struct LongLogGrad<double> {
 };
 
 // grad_write_step writes dx for a step's packs below the chunk's end
-// (grad_out's arithmetic, log-softmax's through LongLogGrad; s = scale, c
-// = the row's sum, both in the compute type); TRACK: also folds the kept
-// y into ymax.
+// (softmax's through SoftGrad::any, log-softmax's through LongLogGrad; s
+// = scale in the compute type); TRACK: also folds the kept y into ymax.
 template <typename T, int P, int U, bool LOG, bool TRACK, bool ALL>
 __device__ __forceinline__ void grad_write_step(const LongPacks<T, P, U, ALL>& a, const LongPacks<T, P, U, ALL>& b,
                                                 T* dx, const LongWalk<U>& w, typename Num<T>::acc s,
-                                                typename Num<T>::acc c, const LongLogGrad<T>& lg,
-                                                typename Num<T>::acc& ymax) {
+                                                const SoftGrad<typename Num<T>::acc>& sg,
+                                                const LongLogGrad<T>& lg, typename Num<T>::acc& ymax) {
 	typedef typename Num<T>::acc A;
 	Pack<T, P>* q = reinterpret_cast<Pack<T, P>*>(dx) + w.bk;
 	const int left = ALL ? 0 : w.left();
@@ -752,7 +751,7 @@ __device__ __forceinline__ void grad_write_step(const LongPacks<T, P, U, ALL>& a
 #pragma unroll
 		for (int j = 0; j < P; ++j) {
 			const A yv = a.at(u, j), dv = b.at(u, j);
-			const A d = LOG ? lg.at(yv, s * dv) : s * yv * (dv - c);
+			const A d = LOG ? lg.at(yv, s * dv) : sg.any(yv, dv);
 			if (TRACK) ymax = long_max(a.x(u, j), ymax);
 			o.v[j] = Num<T>::out(a.kept(u, j) ? d : A(0));
 		}
@@ -768,7 +767,8 @@ __device__ __forceinline__ typename Num<T>::acc grad_write_packs(const T* y, con
                                                                  const GradStats<typename Num<T>::acc>& g) {
 	typedef typename Num<T>::acc A;
 	constexpr int U = LongUnroll<T>::bwd, UG = LongUnroll<T>::bwd_masked;
-	const A s = A(v.scale), c = A(g.c);
+	const A s = A(v.scale);
+	const SoftGrad<A> sg(v.scale, g.c);
 	const LongLogGrad<T> lg(v.scale * g.c);
 	A ymax = -sm_inf<A>();
 	LongWalk<U> w(plo, phi);
@@ -776,7 +776,7 @@ __device__ __forceinline__ typename Num<T>::acc grad_write_packs(const T* y, con
 		LongPacks<T, P, U, true> a, b;
 		a.load(y, w);
 		b.load(dy, w);
-		grad_write_step<T, P, U, LOG, TRACK>(a, b, dx, w, s, c, lg, ymax);
+		grad_write_step<T, P, U, LOG, TRACK>(a, b, dx, w, s, sg, lg, ymax);
 	}
 	LongWalk<UG> wg(w.bk, phi);
 	for (; wg.bk < ck.pkept; wg.next()) {
@@ -784,7 +784,7 @@ __device__ __forceinline__ typename Num<T>::acc grad_write_packs(const T* y, con
 		a.load(y, wg);
 		b.load(dy, wg);
 		a.keep(ck, wg);
-		grad_write_step<T, P, UG, LOG, TRACK>(a, b, dx, wg, s, c, lg, ymax);
+		grad_write_step<T, P, UG, LOG, TRACK>(a, b, dx, wg, s, sg, lg, ymax);
 	}
 	long_fill<T, P>(dx, wg.bk, phi, long_pack_of<T, P>(A(0))); // masked by the causal limit
 	return ymax;

@@ -593,8 +593,41 @@ __device__ __forceinline__ typename Num<T>::acc grad_out(const View& v, bool kep
 	// it is 0). exp stays in the compute type: float64's spilled the grid
 	// tier's float32 kernel (docs/PERFORMANCE.md GPU entry 80).
 	if (v.log) return A(v.scale * ((double)dy - (double)sm_exp(y) * g.c));
-	return A(v.scale * (double)y * ((double)dy - g.c));
+	return A((double)y * ((double)dy - g.c) * v.scale); // SoftGrad's order
 }
+
+// SoftGrad is softmax backward's dx = s*y*(dy - c) on the fast path, in
+// the compute type A (c the row's sum). s*y formed first lost the bits of
+// y under 2^-126/s, where dx is far above 2^-126 (tiny scales, gradients
+// near 1e38), and dy - c passed float32's range with dy near 3e38 and c
+// near -3e38, where dx = s*y*(dy - c) is finite (y is small there): dx
+// was Inf.
+//   - at, for rows fits admits (tiers 1, 7 and 8; their other rows take
+//     the exact path, grad_out): (y*(dy - c))*s, the same three
+//     operations. The scale last underflows only what dx underflows; y
+//     (under 1) before it keeps dx in range wherever y*(dy - c) is. fits
+//     asks |c| under 2^102, below which dy - c cannot pass float32's
+//     range from a dy within it (half a unit of 3.4e38 is 2^103), and a
+//     scale at most 2^22, below which a y*(dy - c) that underflowed stays
+//     under the tolerance's 2^-126 once scaled.
+//   - any, for every row (the long-row tiers, which have no exact path
+//     for softmax): s*(y*dy - y*c), an fma and two multiplies. For a
+//     softmax row y*(dy - c) is at most half the largest |dy| (y sums to
+//     1), so it cannot overflow whatever c. Past a scale of 2^23, where
+//     y*dy and y*c are both under about 1e-40, dx is off by up to
+//     s*2^-149 (at rows fits refuses).
+// The long tiers take any alone because an exact loop for the rows fits
+// refuses, beside their write loops, spilled in the split tier's half
+// kernels (docs/PERFORMANCE.md GPU entry 83).
+template <typename A> struct SoftGrad {
+	A s, c;
+	__device__ __forceinline__ SoftGrad(double scale, double sum) : s(A(scale)), c(A(sum)) {}
+	__device__ __forceinline__ static bool fits(double scale, double sum) {
+		return scale <= 0x1p22 && fabs(sum) < 0x1p102;
+	}
+	__device__ __forceinline__ A at(A y, A dy) const { return y * (dy - c) * s; }
+	__device__ __forceinline__ A any(A y, A dy) const { return s * fma(y, dy, -(y * c)); }
+};
 
 template <typename A> __device__ __forceinline__ void grad_add(const View& v, GradStats<A>& g, A y, A dy) {
 	if (v.log) {
@@ -1372,7 +1405,8 @@ template <typename A> __device__ __forceinline__ void grad_acc(const View& v, Gr
 // whether the row takes the exact path, and the factors of its dx.
 template <typename A> struct GradFin {
 	bool exact, unit;
-	A s, c, k;
+	SoftGrad<A> sg;
+	A s, k;
 };
 
 // grad_finish reduces the group's sums and largest y into the row's GradFin. The group
@@ -1389,13 +1423,17 @@ __device__ __forceinline__ GradFin<typename Num<T>::acc> grad_finish(const View&
 	GradStats<A> gs{part, (ymax > -sm_inf<A>() ? 1 : 0) | (ymax > A(64) ? 2 : 0)};
 	gs = g.reduce(gs, GradOp(), GradStats<A>{0.0, 0});
 	const double c = gs.c, sc = v.scale * c;
-	GradFin<A> f;
-	f.exact = valid && (!(c - c == 0.0) || // c not finite,
-	                    (v.log && (!(gs.any & 1) || !log_grad_fast<T>(sc, gs.any & 2)))); // or see log_grad
+	GradFin<A> f{false, false, SoftGrad<A>(v.scale, c)};
+	// The exact path takes rows whose c is not finite or at least 2^102,
+	// softmax rows at scales past 2^22 (SoftGrad::fits, written out: the
+	// call spilled in tier 1's wide kernel, and log-softmax rows take the
+	// c test too, which changes only their speed past 1e30), and
+	// log-softmax rows that log_grad cannot take.
+	f.exact = valid && (!(fabs(c) < 0x1p102) || (!v.log && v.scale > 0x1p22) ||
+	                    (v.log && (!(gs.any & 1) || !log_grad_fast<T>(sc, gs.any & 2))));
 	// A scale of 1 (the common case) skips a multiply per element.
 	f.unit = v.scale == 1.0;
 	f.s = A(v.scale);
-	f.c = A(c);
 	f.k = v.log ? log_grad_k<A>(sc) : A(0); // log_grad's factor: log-softmax rows only
 	return f;
 }
@@ -1411,10 +1449,10 @@ __device__ __forceinline__ void grad_apply(const View& v, const GradFin<A>& f, c
 		for (int i = 0; i < N; ++i) g[i] = log_grad(y[i], f.s * g[i], f.k);
 	} else if (f.unit) {
 #pragma unroll
-		for (int i = 0; i < N; ++i) g[i] = y[i] * (g[i] - f.c);
+		for (int i = 0; i < N; ++i) g[i] = y[i] * (g[i] - f.sg.c);
 	} else {
 #pragma unroll
-		for (int i = 0; i < N; ++i) g[i] = f.s * y[i] * (g[i] - f.c);
+		for (int i = 0; i < N; ++i) g[i] = f.sg.at(y[i], g[i]);
 	}
 }
 
