@@ -200,18 +200,21 @@ func sum32(a []float32) float64 {
 // vecGrad32 says whether the float32 backward's vector kernels, which take
 // c and s in float32 and form dy - c (softmax) or dy - exp(y)*c
 // (log-softmax) in float32 before the scale, give the float64 loop's answer
-// but for rounding: c within float32's range (a row's sum of gradients
-// near float32's largest may pass it: dx came out -Inf where it is 0), s a
-// normal float32 (a subnormal keeps too few bits: 2% off at 1e-44), and c
-// under 2^103, below which dy - c cannot pass float32's range from a
-// float32 dy, where an intermediate past that range could come back into
-// it: softmax's dy - c at any scale, since y (under 1) multiplies it
-// (dy 3e38 beside c -3e38 at scale 1 gave +Inf where dx is 3e34), and
-// log-softmax's dy - exp(y)*c at scales under 1. Other rows take the
-// float64 loop.
+// but for rounding. Other rows take the float64 loop:
+//   - c past float32's range (a row's sum of gradients near float32's
+//     largest may pass it: dx came out -Inf where it is 0);
+//   - s not a normal float32 (a subnormal keeps too few bits: 2% off at
+//     1e-44) or past 2^22 (what the bracket lost under 2^-126, the scale
+//     multiplies: 5e-4 off at 2^30);
+//   - |c| at 2^102 or more (float32(c) reaches 2^103 from just under it,
+//     and dy - c passes float32's range from there), where an intermediate
+//     past that range could come back into it: softmax's dy - c at any
+//     scale, since y (under 1) multiplies it (dy 3e38 beside c -3e38 at
+//     scale 1 gave +Inf where dx is 3e34), and log-softmax's dy -
+//     exp(y)*c at scales under 1.
 func vecGrad32(c, s float64, log bool) bool {
 	ac := math.Abs(c)
-	return s >= 0x1p-126 && ac <= math.MaxFloat32 && (log && s >= 1 || ac < 0x1p103)
+	return s >= 0x1p-126 && s <= 0x1p22 && ac <= math.MaxFloat32 && (log && s >= 1 || ac < 0x1p102)
 }
 
 func softmaxGrad32(y, dy, dx []float32, c, s float64) {

@@ -170,6 +170,48 @@ func TestFloat32GradRanges(t *testing.T) {
 	}
 }
 
+// TestFloat32GradGuards runs the float32 backward's row kernels on rows
+// whose answer the vector kernels' float32 arithmetic would miss, with c
+// and s given: c just under 2^103, which float32 rounds to 2^103, beside
+// dy -3.4e38 (dy - c was -Inf, softmax at scale 1 and log-softmax at 0.5),
+// and softmax at a scale of 2^30 on products under 2^-126 (the scale
+// multiplied their rounding: 4e-4 off). Each failed before 2^102 and 2^22
+// bounded vecGrad32. Rows of 16 reach the vector kernels.
+func TestFloat32GradGuards(t *testing.T) {
+	const n = 16
+	for _, c := range []struct {
+		name     string
+		log      bool
+		y, dy, c float64
+		s        float64
+	}{
+		{"softmax c under 2^103", false, 1e-4, -math.MaxFloat32, 0x1p103 - 0x1p76, 1},
+		{"log-softmax c under 2^103", true, 0, -math.MaxFloat32, 0x1p103 - 0x1p76, 0.5},
+		{"softmax scale 2^30", false, 0x1p-100, 1.33e-12, 1e-30, 0x1p30},
+	} {
+		y, dy, dx := make([]float32, n), make([]float32, n), make([]float32, n)
+		for i := range y {
+			y[i], dy[i] = float32(c.y), float32(c.dy)
+		}
+		if c.log {
+			logGrad32(y, dy, dx, c.c, c.s)
+		} else {
+			softmaxGrad32(y, dy, dx, c.c, c.s)
+		}
+		yv, dv := float64(y[0]), float64(dy[0])
+		want, terms := yv*(dv-c.c)*c.s, math.Abs(yv)*(math.Abs(dv)+math.Abs(c.c))*c.s
+		if c.log {
+			want, terms = (dv-math.Exp(yv)*c.c)*c.s, (math.Abs(dv)+math.Exp(yv)*math.Abs(c.c))*c.s
+		}
+		for i, got := range dx {
+			if tol := reference.GradTolerance(true, terms); !reference.Close(float64(got), want, 0, tol) {
+				t.Errorf("%s: dx[%d] = %v, want %v", c.name, i, got, want)
+				break
+			}
+		}
+	}
+}
+
 // TestFarRows64 runs float64 rows whose entries lie more than float64's
 // range apart (1e308 beside -1e308) at scales under 1, where x - m passes
 // its range but scale*(x - m) does not: in one block and across several
