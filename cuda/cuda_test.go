@@ -685,18 +685,23 @@ func TestGPULogBackwardSumPastRange(t *testing.T) {
 }
 
 // TestGPUSoftmaxBackwardPastRange runs softmax backward rows whose dx
-// the fast path's float32 arithmetic once got wrong, though dx is in range
-// (float32 and bfloat16; unmasked, masked, causal and causal to the middle
-// of the row; every tier that takes them):
+// the fast path's float32 arithmetic once got wrong, or could, though dx
+// is in range (float32 and bfloat16; unmasked, masked, causal and causal
+// to the middle of the row; every tier that takes them):
 //   - "far": y nearly all on column 0, whose dy is -3e38, the others'
 //     1.5e38 to 3e38: the row's sum c is near -3e38, so dy - c passes
 //     float32's range (it was +Inf) while dx = s*y*(dy - c), y near 2e-9,
-//     is near s*1e30. At scales 0.5, 1 and 2, and at 1e10, past SoftGrad's
-//     2^22, where dx overflows as it should.
-//   - "tiny y": y from 1 down to about 1e-39 by column, dy +-1e38, at
-//     scales 1e-6, 2^-60 and 1e-20 (which runs at a scale in [2^-61,
-//     2^-60), gpu.BackwardScale): s*y formed first fell under 2^-126 and
-//     lost y's bits, where dx is about 1e-15 to 1e-3.
+//     is near s*1e30. Scales 0.5, 1 and 2.
+//   - "tiny y": y from 1 down to about 1e-39 by column, dy +-1e38 (|c|
+//     past SoftGrad's 2^102: tiers 1, 7 and 8 take the exact path) or
+//     +-1e30 (under it: SoftGrad.at), at scales 1e-6, 2^-60 and 1e-20
+//     (which runs at a scale in [2^-61, 2^-60), gpu.BackwardScale): s*y
+//     formed first fell under 2^-126 and lost y's bits, where dx is far
+//     above it.
+//   - "large scale": y from 1 down to 2^-100, dy near 1e-12 (column 0's
+//     1e-30), at scales 2^30 and 1e10, where dx is about 1e-33 to 1e-15:
+//     y*dy and y*c under 2^-126, taken before the scale, would be off by
+//     up to scale*2^-150 (SoftGrad.any keeps s*y first there).
 //
 // The short form runs 33 and 70000 columns, unmasked and causal to the
 // middle.
@@ -707,30 +712,45 @@ func TestGPUSoftmaxBackwardPastRange(t *testing.T) {
 	if testing.Short() {
 		ns, variants = []int{33, 70000}, []int{0, 7}
 	}
+	type form struct {
+		name   string
+		scales []float64
+		dy     float64 // tiny y's gradient magnitude
+	}
+	forms := []form{
+		{"far", []float64{0.5, 1, 2}, 0},
+		{"tiny y", []float64{1e-6, 0x1p-60, 1e-20}, 1e38},
+		{"tiny y", []float64{1e-6, 0x1p-60, 1e-20}, 1e30},
+		{"large scale", []float64{0x1p30, 1e10}, 0},
+	}
 	for _, dt := range []Dtype{Float32, BFloat16} {
 		for _, n := range ns {
 			for _, variant := range variants {
-				for _, form := range []struct {
-					name   string
-					scales []float64
-				}{{"far", []float64{0.5, 1, 2, 1e10}}, {"tiny y", []float64{1e-6, 0x1p-60, 1e-20}}} {
-					for _, scale := range form.scales {
+				for _, f := range forms {
+					for _, scale := range f.scales {
 						p := rowsProblem(rng, 3, n, variant)
 						p.spec.Log, p.spec.Scale = false, scale
 						for k := range p.x {
-							col := k % n
+							col, u := k%n, rng.Float64()
 							switch {
-							case form.name == "tiny y":
+							case f.name == "tiny y":
 								// y = exp(-90*u) over the row: x*scale from 0 to -90.
-								p.x[k] = -90 * rng.Float64() / scale
-								if col == 0 {
-									p.x[k] = 0
-								}
-								p.dy[k] = 1e38 * float64(1-2*(k%2))
-							case col == 0:
-								p.x[k], p.dy[k] = 20/scale, -3e38
+								p.x[k], p.dy[k] = -90*u/scale, f.dy*float64(1-2*(k%2))
+							case f.name == "large scale":
+								// y = 2^(-70 to -100), dy 0.67e-12 to 1.33e-12.
+								p.x[k], p.dy[k] = -(70+30*u)*math.Ln2/scale, 1.33e-12*(0.5+0.5*rng.Float64())
 							default:
-								p.x[k], p.dy[k] = 0, 3e38*(0.5+0.5*rng.Float64())
+								p.x[k], p.dy[k] = 0, 3e38*(0.5+0.5*u)
+							}
+							if col == 0 { // the row's largest x
+								switch f.name {
+								case "far":
+									p.x[k], p.dy[k] = 20/scale, -3e38
+								case "tiny y":
+									p.x[k] = 0
+								default:
+									p.x[k], p.dy[k] = 0, 1e-30
+								}
 							}
 						}
 						if p.spec.Mask != nil { // keep column 0 but in row 0, which variant 1 masks whole
@@ -738,7 +758,7 @@ func TestGPUSoftmaxBackwardPastRange(t *testing.T) {
 								p.spec.Mask[r*n] = true
 							}
 						}
-						p.name += fmt.Sprintf("/%s/scale%g", form.name, scale)
+						p.name += fmt.Sprintf("/%s/dy%g/scale%g", f.name, f.dy, scale)
 						run(t, d, p, dt)
 					}
 				}

@@ -768,7 +768,7 @@ __device__ __forceinline__ typename Num<T>::acc grad_write_packs(const T* y, con
 	typedef typename Num<T>::acc A;
 	constexpr int U = LongUnroll<T>::bwd, UG = LongUnroll<T>::bwd_masked;
 	const A s = A(v.scale);
-	const SoftGrad<A> sg(v.scale, g.c);
+	const SoftGrad<A> sg(v.scale, SoftGrad<A>::held(g.c));
 	const LongLogGrad<T> lg(v.scale * g.c);
 	A ymax = -sm_inf<A>();
 	LongWalk<U> w(plo, phi);

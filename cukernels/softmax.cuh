@@ -611,22 +611,35 @@ __device__ __forceinline__ typename Num<T>::acc grad_out(const View& v, bool kep
 //     scale at most 2^22, below which a y*(dy - c) that underflowed stays
 //     under the tolerance's 2^-126 once scaled.
 //   - any, for every row (the long-row tiers, which have no exact path
-//     for softmax): s*(y*dy - y*c), an fma and two multiplies. For a
-//     softmax row y*(dy - c) is at most half the largest |dy| (y sums to
-//     1), so it cannot overflow whatever c. Past a scale of 2^23, where
-//     y*dy and y*c are both under about 1e-40, dx is off by up to
-//     s*2^-149 (at rows fits refuses).
-// The long tiers take any alone because an exact loop for the rows fits
-// refuses, beside their write loops, spilled in the split tier's half
-// kernels (docs/PERFORMANCE.md GPU entry 83).
+//     for softmax): at scales up to 2^22, s*(y*dy - y*c), an fma and two
+//     multiplies. For a softmax row y*(dy - c) is at most half the
+//     largest |dy| (y sums to 1), so it cannot overflow whatever c (c is
+//     held at float32's largest where only rounding took it past: y
+//     summing to a hair over 1 beside dy near 3.4e38). Past 2^22 it keeps
+//     the old order, (s*y)*(dy - c): s*(y*dy - y*c) would scale up the
+//     rounding of products under 2^-126 (dx off by up to s*2^-150), and
+//     s*y loses nothing there; its dy - c passes float32's range only with
+//     |c| at 2^102 or more, gradients past 5e30 at scales past 4 million.
+//     The choice is one select on the scale: a second copy of the long
+//     tiers' write loops, or an exact loop beside them, cost the split
+//     tier's half kernels registers and spills (docs/PERFORMANCE.md GPU
+//     entries 83 and 85).
 template <typename A> struct SoftGrad {
 	A s, c;
 	__device__ __forceinline__ SoftGrad(double scale, double sum) : s(A(scale)), c(A(sum)) {}
 	__device__ __forceinline__ static bool fits(double scale, double sum) {
 		return scale <= 0x1p22 && fabs(sum) < 0x1p102;
 	}
+	// held is sum within A's range where it is finite (NaN and the
+	// infinities pass unchanged), for any: rows fits admits need not.
+	__device__ __forceinline__ static double held(double sum) {
+		const double top = sizeof(A) == 4 ? 3.4028234663852886e38 : 1.7976931348623157e308;
+		return sum > top && sum <= 1.7976931348623157e308 ? top : sum < -top && sum >= -1.7976931348623157e308 ? -top : sum;
+	}
 	__device__ __forceinline__ A at(A y, A dy) const { return y * (dy - c) * s; }
-	__device__ __forceinline__ A any(A y, A dy) const { return s * fma(y, dy, -(y * c)); }
+	__device__ __forceinline__ A any(A y, A dy) const {
+		return s > A(0x1p22) ? (s * y) * (dy - c) : s * fma(y, dy, -(y * c));
+	}
 };
 
 template <typename A> __device__ __forceinline__ void grad_add(const View& v, GradStats<A>& g, A y, A dy) {
@@ -1427,7 +1440,7 @@ __device__ __forceinline__ GradFin<typename Num<T>::acc> grad_finish(const View&
 	// The exact path takes rows whose c is not finite or at least 2^102,
 	// softmax rows at scales past 2^22 (SoftGrad::fits, written out: the
 	// call spilled in tier 1's wide kernel, and log-softmax rows take the
-	// c test too, which changes only their speed past 1e30), and
+	// c test too, which changes only their speed past 5e30), and
 	// log-softmax rows that log_grad cannot take.
 	f.exact = valid && (!(fabs(c) < 0x1p102) || (!v.log && v.scale > 0x1p22) ||
 	                    (v.log && (!(gs.any & 1) || !log_grad_fast<T>(sc, gs.any & 2))));

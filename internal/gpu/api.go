@@ -67,9 +67,9 @@ const tinyBackwardScale = 0x1p-60
 // 2^-149, KernelScale's floor, none), while dx may still be a normal
 // float32 (gradients near 1e38). The backward is linear in the scale, so
 // under 2^-60 they run at scale*2^k in [2^-61, 2^-60) and dx is
-// multiplied by 2^-k (exactly scale over the kernels' scale). What stays:
-// softmax's fast paths form scale*y first, which is under 2^-126 for y
-// under about 2^-65 at any scale up to 2^-60 (docs/GPU.md, Not done yet).
+// multiplied by 2^-k (exactly scale over the kernels' scale). Softmax's
+// fast paths apply the scale last (SoftGrad in cukernels/softmax.cuh), so
+// tiny y keep their bits at the scales the kernels take.
 func BackwardScale(t Dtype, scale float64) (kernel, factor float64) {
 	if t == Float64 || scale >= tinyBackwardScale {
 		return KernelScale(t, scale), 0
