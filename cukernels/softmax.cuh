@@ -1418,8 +1418,8 @@ template <typename A> __device__ __forceinline__ void grad_acc(const View& v, Gr
 // whether the row takes the exact path, and the factors of its dx.
 template <typename A> struct GradFin {
 	bool exact, unit;
-	SoftGrad<A> sg;
-	A s, k;
+	SoftGrad<A> sg; // the scale and c in the compute type
+	A k;
 };
 
 // grad_finish reduces the group's sums and largest y into the row's GradFin. The group
@@ -1446,7 +1446,6 @@ __device__ __forceinline__ GradFin<typename Num<T>::acc> grad_finish(const View&
 	                    (v.log && (!(gs.any & 1) || !log_grad_fast<T>(sc, gs.any & 2))));
 	// A scale of 1 (the common case) skips a multiply per element.
 	f.unit = v.scale == 1.0;
-	f.s = A(v.scale);
 	f.k = v.log ? log_grad_k<A>(sc) : A(0); // log_grad's factor: log-softmax rows only
 	return f;
 }
@@ -1459,7 +1458,7 @@ __device__ __forceinline__ void grad_apply(const View& v, const GradFin<A>& f, c
 		for (int i = 0; i < N; ++i) g[i] = log_grad(y[i], g[i], f.k);
 	} else if (v.log) {
 #pragma unroll
-		for (int i = 0; i < N; ++i) g[i] = log_grad(y[i], f.s * g[i], f.k);
+		for (int i = 0; i < N; ++i) g[i] = log_grad(y[i], f.sg.s * g[i], f.k);
 	} else if (f.unit) {
 #pragma unroll
 		for (int i = 0; i < N; ++i) g[i] = y[i] * (g[i] - f.sg.c);
