@@ -1162,11 +1162,90 @@ func TestGPUOnce(t *testing.T) {
 	}
 }
 
+// TestGPUShifted runs tier 1's shifted kernels (rows that are not a whole
+// number of packs, in aligned buffers, each read from the pack boundary
+// before it): rows whose starts fall on every column of a pack, from one
+// column to tier 1's longest, K = 1, 2 and 4; unmasked, under a full mask
+// and a broadcast one (whose words do not line up with the row's packs),
+// causal, special values and scales; forward and backward, on tier 1 and
+// through dispatch, against the float64 reference. It checks that tier 1
+// plans them, and not under SOFTMAX_SHIFT=0.
+func TestGPUShifted(t *testing.T) {
+	d := device(t)
+	rng := rand.New(rand.NewPCG(52, 52))
+	ran := map[string]bool{}
+	for _, dt := range dtypes {
+		pk := 16 / dt.Size()
+		most := gpu.RowsMaxThreads * 4 * pk // tier 1's longest row
+		for i, n := range []int{1, 3, pk + 1, 2*pk - 1, 33, 77, 197, 577, 1025, 2047, 4099, 12345, most - pk + 1, most - 1} {
+			if n%pk == 0 {
+				continue
+			}
+			rows := 2*pk + 1 + i%3 // every shift of a pack, some rows twice
+			for _, bwd := range []bool{false, true} {
+				for _, keep := range []gpu.Keep{gpu.KeepAll, gpu.KeepCausal} {
+					if _, _, ok := gpu.RowsShape(dt, bwd, keep, int64(n), warpSize); !ok {
+						continue // not tier 1's
+					}
+					k, _, fits := gpu.RowsShape(dt, bwd, keep, int64(n+pk-1), warpSize)
+					params := layout.Params{Axis: -1, Scale: 1, Causal: keep == gpu.KeepCausal}
+					p := planWith(t, d, dt, []int{rows, n}, params, bwd, TierRows)
+					if p.shift != fits || p.vec || fits && p.names[0] != gpu.RowsShiftKernel(dt, bwd, k, keep) {
+						t.Errorf("%v %dx%d bwd %v causal %v: kernel %s, shift %v vec %v; want shift %v", dt, rows, n, bwd, params.Causal, p.names[0], p.shift, p.vec, fits)
+					} else if p.shift {
+						ran[p.names[0]] = true
+					}
+				}
+			}
+			for variant, name := range []string{"plain", "full mask", "broadcast mask", "causal log", "causal full mask", "special", "logspecial", "causal middle", "scale", "logscale"} {
+				if testing.Short() && (i+variant)%3 != 0 {
+					continue
+				}
+				v := variant
+				if v > 7 {
+					v = 0
+				}
+				p := rowsProblem(rng, rows, n, v)
+				switch variant {
+				case 8:
+					p.spec.Scale = 0.7
+				case 9:
+					p.spec.Scale, p.spec.Log = 2.5, true
+				}
+				p.name += "/" + name
+				run(t, d, p, dt, TierAuto, TierRows)
+			}
+		}
+	}
+	if !tierKnobsSet() {
+		// Every shifted kernel dispatch can take. Backward K = 4 runs at most
+		// 512 threads (gpu.RowsMaxGroup): float64's, and every masked one's,
+		// holds no row that K = 2 in 1024 threads does not, so rowsK never
+		// takes it.
+		for _, dt := range dtypes {
+			for _, k := range gpu.RowsKs() {
+				for _, bwd := range []bool{false, true} {
+					for _, keep := range []gpu.Keep{gpu.KeepAll, gpu.KeepCausal} {
+						if name := gpu.RowsShiftKernel(dt, bwd, k, keep); !ran[name] && !(bwd && k == 4 && (dt == Float64 || keep != gpu.KeepAll)) {
+							t.Errorf("%s was not planned", name)
+						}
+					}
+				}
+			}
+		}
+	}
+	defer func(s string) { shiftSetting = s }(shiftSetting)
+	shiftSetting = "0"
+	if p := planAt(t, d, Float32, []int{9, 77}, false, TierRows); p.shift {
+		t.Errorf("SOFTMAX_SHIFT=0: 9x77 planned shifted (%s)", p.names[0])
+	}
+}
+
 // tierKnobsSet says whether a tuning knob that changes tier 1's kernels or
 // grid, or tier 8's, is set, so that the tests checking plans against the
 // rules skip.
 func tierKnobsSet() bool {
-	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_ROWS_BLOCK", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_LSTREAM_PACKS", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_CGRID_LOG", "SOFTMAX_WIDE", "SOFTMAX_ONCE", "SOFTMAX_ONCE_GROUPS"} {
+	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_ROWS_BLOCK", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_LSTREAM_PACKS", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_CGRID_LOG", "SOFTMAX_WIDE", "SOFTMAX_ONCE", "SOFTMAX_ONCE_GROUPS", "SOFTMAX_SHIFT"} {
 		if os.Getenv(k) != "" {
 			return true
 		}

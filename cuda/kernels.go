@@ -54,7 +54,7 @@ func kernelNames() []string {
 			for _, k := range gpu.RowsKs() {
 				for _, m := range []gpu.Keep{gpu.KeepAll, gpu.KeepCausal, gpu.KeepMask} {
 					if m != gpu.KeepCausal {
-						names = append(names, gpu.RowsKernel(dt, dir == "bwd", k, m))
+						names = append(names, gpu.RowsKernel(dt, dir == "bwd", k, m), gpu.RowsShiftKernel(dt, dir == "bwd", k, m))
 					}
 					names = append(names, gpu.PipeKernel(dt, dir == "bwd", k, m))
 				}
@@ -177,7 +177,8 @@ type plan struct {
 	grid    [2]int
 	threads int
 	smem    int
-	vec     bool
+	vec     bool  // every row's packs aligned: n a whole number of packs, buffers aligned
+	shift   bool  // rows tier: buffers aligned, rows of a part pack taken from the boundary before them
 	group   int   // rows and cluster tiers: threads per row; the fused split kernel: fusedHead
 	cluster int   // cluster and cgrid tiers: blocks per cluster
 	chunk   int64 // split, grid and cgrid tiers: columns per block (split forward: the pieces kernel's base; the apply and fused kernels walk steps)
@@ -386,6 +387,11 @@ const splitQueues = 32
 const splitFusedMaskedL2 = 4
 
 var splitFusedSetting = os.Getenv("SOFTMAX_SPLIT_FUSED")
+
+// shiftSetting is SOFTMAX_SHIFT: "0" keeps tier 1's rows of a part pack on
+// the column-at-a-time path (plan.shift off; tests and benchmarks compare
+// the two; read once at start).
+var shiftSetting = os.Getenv("SOFTMAX_SHIFT")
 
 // splitThreadsSetting is SOFTMAX_SPLIT_THREADS: threads a block for every
 // split launch, a multiple of 32 from 64 to 1024, in one wave of as many
@@ -766,13 +772,22 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		keep := gpu.KeepOf(c.mask != 0, v.Causal)
 		k, w, _ := gpu.RowsShape(c.dt, c.bwd, keep, n, warpSize)
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
+		name := gpu.RowsKernel(c.dt, c.bwd, k, keep)
+		// Rows of a part pack in aligned buffers take the shifted kernels,
+		// which read each row from the pack boundary before it (softmax.cuh
+		// row_shift), where the row and pk-1 columns more still fit.
+		if !p.vec && shiftSetting != "0" && aligned(c.bufs, vecBytes) {
+			if ks, ws, ok := gpu.RowsShape(c.dt, c.bwd, keep, n+int64(pk)-1, warpSize); ok && d.set(c)[gpu.RowsShiftKernel(c.dt, c.bwd, ks, keep)] != nil {
+				k, w, p.shift = ks, ws, true
+				name = gpu.RowsShiftKernel(c.dt, c.bwd, k, keep)
+			}
+		}
 		// Aligned half rows forward without mask or causal limit take the
 		// packed kernel, which keeps their packs as loaded, where it paid.
 		packed := gpu.PackedOn(c.dt, c.bwd, keep, v.Log, rows, n) && !d.noPacked
 		if d.packed { // tests: wherever the packed kernels can run
 			packed = gpu.PackedKernels(c.dt) && !c.bwd && keep == gpu.KeepAll
 		}
-		name := gpu.RowsKernel(c.dt, c.bwd, k, keep)
 		packed = packed && p.vec
 		if packed {
 			kp, pw, ok := gpu.PackedShape(c.dt, n, warpSize)

@@ -417,6 +417,8 @@ func (d *Device) Describe(t Dtype, shape []int, bwd bool, bufs []cu.DevicePtr, m
 		vec := "scalar"
 		if p.vec {
 			vec = "vec16"
+		} else if p.shift {
+			vec = "vec16 shifted"
 		}
 		s = fmt.Sprintf("tier %d %v, %d kernel(s), grid %dx%d, %d threads, smem %d, %s",
 			int(p.tier), p.tier, len(p.names), p.grid[0], p.grid[1], p.threads, p.smem, vec)

@@ -74,12 +74,16 @@
 #define SM_ROWS_FWD(K, S, T)                                                                     \
 	SM_FWD(rows##K, S, T, SM_MAX_THREADS, (fwd_rows<T, K, false>(x, y, v, vec != 0, (int)group)))   \
 	SM_FWD(rows##K##m, S, T, SM_MAX_THREADS, (fwd_rows<T, K, true>(x, y, v, vec != 0, (int)group))) \
+	SM_FWD(rows##K##s, S, T, SM_MAX_THREADS, (fwd_rows<T, K, false, false, true>(x, y, v, true, (int)group))) \
+	SM_FWD(rows##K##ms, S, T, SM_MAX_THREADS, (fwd_rows<T, K, true, false, true>(x, y, v, true, (int)group))) \
 	SM_FWD(pipe##K, S, T, SM_MAX_THREADS, (fwd_pipe<T, K, false>(x, y, v, (int)group)))             \
 	SM_FWD(pipe##K##m, S, T, SM_PIPE_MASKED_THREADS(K, T), (fwd_pipe<T, K, true>(x, y, v, (int)group))) \
 	SM_FWD(pipe##K##c, S, T, SM_MAX_THREADS, (fwd_pipe<T, K, true>(x, y, v.unmasked(), (int)group)))
 #define SM_ROWS_BWD_B(K, S, T, BOUND, MBOUND)                                                          \
 	SM_BWD(rows##K, S, T, BOUND, (bwd_rows<T, K, false>(y, dy, dx, v, vec != 0, (int)group)))              \
 	SM_BWD(rows##K##m, S, T, BOUND, (bwd_rows<T, K, true>(y, dy, dx, v, vec != 0, (int)group)))            \
+	SM_BWD(rows##K##s, S, T, BOUND, (bwd_rows<T, K, false, false, true>(y, dy, dx, v, true, (int)group)))   \
+	SM_BWD(rows##K##ms, S, T, BOUND, (bwd_rows<T, K, true, false, true>(y, dy, dx, v, true, (int)group)))   \
 	SM_BWD(pipe##K, S, T, BOUND, (bwd_pipe<T, K, false>(y, dy, dx, v, (int)group)))                        \
 	SM_BWD(pipe##K##m, S, T, MBOUND, (bwd_pipe<T, K, true>(y, dy, dx, v, (int)group)))                     \
 	SM_BWD(pipe##K##c, S, T, BOUND, (bwd_pipe<T, K, true>(y, dy, dx, v.unmasked(), (int)group)))

@@ -804,22 +804,44 @@ template <bool MASKED> __device__ __forceinline__ int row_lim(const View& v, i64
 	return MASKED && valid ? (int)v.kept(row) : (int)v.n;
 }
 
+// Tier 1's shifted kernels ("rows{K}s", SHIFT; internal/gpu.RowsShiftKernel)
+// take rows that are not a whole number of packs, in buffers whose bases
+// are aligned to a pack: each row is indexed from the pack boundary at or
+// before its start, lo columns before it, so that its packs are aligned
+// and read whole but at its two ends (the column-at-a-time path the other
+// kernels take for such rows issues P loads a pack, each of a warp's
+// touching P times the bytes it uses). The first lo columns are not the
+// row's; its columns are [lo, lo + n). The other kernels take lo = 0, and
+// their code is as it was without SHIFT (docs/PERFORMANCE.md GPU entry 87).
+
+// row_shift is lo for row: how many columns its start lies past the pack
+// boundary before it. The low bits of a product are those of the product
+// of the low bits.
+template <int P> __device__ __forceinline__ int row_shift(i64 row, i64 n) {
+	return (int)((unsigned)row * (unsigned)n & (unsigned)(P - 1));
+}
+
 // row_load reads this thread's K packs of a row into val as the compute
-// type; columns past n (and every column when !valid) get fill.
-template <typename T, int K>
+// type; columns past n (and every column when !valid) get fill. SHIFT:
+// columns counted from the boundary lo columns before the row, those
+// before lo get fill too, and a pack is read whole only inside [lo, hi),
+// the row's columns (n <= hi is a causal limit).
+template <typename T, int K, bool SHIFT = false>
 __device__ __forceinline__ void row_load(const T* r, int n, const RowGroup& g, bool valid, bool vec,
-                                         typename Num<T>::acc fill, typename Num<T>::acc* val) {
+                                         typename Num<T>::acc fill, typename Num<T>::acc* val, int lo = 0,
+                                         int hi = 0) {
 	constexpr int P = PackWidth<T, 64>::value;
 #pragma unroll
 	for (int p = 0; p < K; ++p) {
 		const int col = (p * g.W + g.lane) * P;
-		if (valid && vec && col < n) {
+		if (valid && vec && col < n && (!SHIFT || col >= lo && col + P <= hi)) {
 			const Pack<T, P> pk = *reinterpret_cast<const Pack<T, P>*>(r + col);
 #pragma unroll
 			for (int j = 0; j < P; ++j) val[p * P + j] = Num<T>::in(pk.v[j]);
 		} else {
 #pragma unroll
-			for (int j = 0; j < P; ++j) val[p * P + j] = valid && col + j < n ? Num<T>::in(r[col + j]) : fill;
+			for (int j = 0; j < P; ++j)
+				val[p * P + j] = valid && col + j < n && (!SHIFT || col + j >= lo) ? Num<T>::in(r[col + j]) : fill;
 		}
 	}
 }
@@ -929,44 +951,76 @@ template <typename T, int K> struct RowKeep {
 // forward kernel at K = 4 spilled 52 bytes at its 64 registers, some of
 // them inside the row loop; taken before, 36, outside it but for one word
 // (docs/PERFORMANCE.md GPU entry 18).
-template <typename T, int K>
-__device__ __forceinline__ RowKeep<T, K> row_keep_load(const View& v, i64 mrow, int lim, const RowGroup& g, bool vec) {
+// SHIFT: columns counted as row_load counts them (lim includes lo), a word
+// read only for a pack inside the row, and the mask row aligned as the
+// row's packs are.
+template <typename T, int K, bool SHIFT = false>
+__device__ __forceinline__ RowKeep<T, K> row_keep_load(const View& v, i64 mrow, int lim, const RowGroup& g, bool vec,
+                                                       int lo = 0) {
 	constexpr int P = PackWidth<T, 64>::value;
 	typedef typename RowKeep<T, K>::W W;
 	RowKeep<T, K> k;
 	k.lim = lim;
 	k.mask = v.mask != nullptr;
-	const unsigned char* mr = v.mask + mrow;
+	const unsigned char* mr = v.mask + (mrow - lo);
 	const bool words = vec && v.mstride == 1 && (unsigned long long)mr % P == 0;
+	const int hi = (int)v.n + lo;
+	// The bytes of the pack at col a column at a time (0 before lo).
+	auto bytes = [&](int col) {
+		W w = 0;
+#pragma unroll
+		for (int j = 0; j < P; ++j) w |= (W)((!SHIFT || col + j >= lo) && v.keeps32(mrow, k.lim - lo, col + j - lo)) << (8 * j);
+		return w;
+	};
 #pragma unroll
 	for (int p = 0; p < K; ++p) k.w[p] = 0;
 	if (k.mask && words) {
-		// All K reads are issued before any word is used.
+		// All K reads are issued before any word is used; SHIFT then takes
+		// the packs the row's ends cut a byte at a time.
 #pragma unroll
 		for (int p = 0; p < K; ++p) {
 			const int col = (p * g.W + g.lane) * P;
-			if (col < k.lim) k.w[p] = *reinterpret_cast<const W*>(mr + col);
+			if (col < k.lim && (!SHIFT || col >= lo && col + P <= hi)) k.w[p] = *reinterpret_cast<const W*>(mr + col);
+		}
+		if (SHIFT) {
+#pragma unroll
+			for (int p = 0; p < K; ++p) {
+				const int col = (p * g.W + g.lane) * P;
+				if (col < k.lim && (col < lo || col + P > hi)) k.w[p] = bytes(col);
+			}
 		}
 		k.cut(g);
 	} else if (k.mask) {
 #pragma unroll
 		for (int p = 0; p < K; ++p) {
 			const int col = (p * g.W + g.lane) * P;
+			if constexpr (SHIFT) {
+				k.w[p] = bytes(col);
+			} else {
 #pragma unroll
-			for (int j = 0; j < P; ++j) k.w[p] |= (W)v.keeps32(mrow, k.lim, col + j) << (8 * j);
+				for (int j = 0; j < P; ++j) k.w[p] |= (W)v.keeps32(mrow, k.lim, col + j) << (8 * j);
+			}
 		}
 	}
 	return k;
 }
 
-// row_store writes this thread's K packs of a row.
-template <typename T, int K>
-__device__ __forceinline__ void row_store(T* r, int n, const RowGroup& g, bool vec, const typename Num<T>::acc* val) {
+// row_store writes this thread's K packs of a row. SHIFT: columns counted
+// as row_load counts them, the row's [lo, n).
+template <typename T, int K, bool SHIFT = false>
+__device__ __forceinline__ void row_store(T* r, int n, const RowGroup& g, bool vec, const typename Num<T>::acc* val,
+                                          int lo = 0) {
 	constexpr int P = PackWidth<T, 64>::value;
 #pragma unroll
 	for (int p = 0; p < K; ++p) {
 		const int col = (p * g.W + g.lane) * P;
-		if (col < n) store_pack<T, P>(r, col, n, vec, val + p * P);
+		if (!SHIFT || col >= lo && col + P <= n) {
+			if (col < n) store_pack<T, P>(r, col, n, vec, val + p * P);
+		} else if (col < n) {
+#pragma unroll
+			for (int j = 0; j < P; ++j)
+				if (col + j >= lo && col + j < n) r[col + j] = Num<T>::out(val[p * P + j]);
+		}
 	}
 }
 
@@ -1039,9 +1093,9 @@ __device__ __forceinline__ double row_inv(double s) { return 1.0 / s; }
 // logf is within 1 ulp, so an output near 0, where scale*(x - m) is near
 // log(s) (at most log(columns) + 1), is off by well under the 1e-5
 // absolute tolerance of log outputs.
-template <typename T, int K, bool SCALED = true>
+template <typename T, int K, bool SCALED = true, bool SHIFT = false>
 __device__ __forceinline__ void fwd_row(const T* x, T* y, const View& v, i64 row, bool valid, bool vec,
-                                        const RowGroup& g, typename Num<T>::acc* val) {
+                                        const RowGroup& g, typename Num<T>::acc* val, int lo = 0) {
 	typedef typename Num<T>::acc A;
 	constexpr int C = K * PackWidth<T, 64>::value;
 	const int n = (int)v.n;
@@ -1083,7 +1137,7 @@ __device__ __forceinline__ void fwd_row(const T* x, T* y, const View& v, i64 row
 #pragma unroll
 			for (int i = 0; i < C; ++i) val[i] *= r;
 		}
-		row_store<T, K>(y + row * v.n, n, g, vec, val);
+		row_store<T, K, SHIFT>(y + (row * v.n - lo), n + lo, g, vec, val, lo);
 	}
 	// The rows the fast path cannot finish are taken again from memory
 	// after the others are stored: no values stay live across the exact
@@ -1128,19 +1182,20 @@ __device__ __forceinline__ void fwd_rows_once(const T* x, T* y, const View& v, i
 	fwd_row<T, K, false>(x, y, v, row, valid, true, g, val);
 }
 
-template <typename T, int K, bool MASKED, bool CLUSTER = false>
+template <typename T, int K, bool MASKED, bool CLUSTER = false, bool SHIFT = false>
 __device__ __forceinline__ void fwd_rows(const T* x, T* y, const View& v, bool vec, int W) {
 	typedef typename Num<T>::acc A;
-	constexpr int C = K * PackWidth<T, 64>::value;
+	constexpr int P = PackWidth<T, 64>::value, C = K * P;
 	const RowGroup g(W, CLUSTER); // a row is at most 1024*C columns: 32-bit columns
 	for (i64 row = g.first; row - g.off < v.rows; row += g.step()) {
 		const bool valid = row < v.rows;
 		A val[C];
-		const int lim = row_lim<MASKED>(v, row, valid);
+		const int lo = SHIFT ? row_shift<P>(row, v.n) : 0;
+		const int lim = row_lim<MASKED>(v, row, valid) + lo;
 		const i64 mrow = MASKED && valid && v.mask ? v.mask_row(row) : 0;
-		row_load<T, K>(x + row * v.n, lim, g, valid, vec, -sm_inf<A>(), val);
-		if (MASKED && valid) row_keep_load<T, K>(v, mrow, lim, g, vec).apply(g, -sm_inf<A>(), val);
-		fwd_row<T, K>(x, y, v, row, valid, vec, g, val);
+		row_load<T, K, SHIFT>(x + (row * v.n - lo), lim, g, valid, vec, -sm_inf<A>(), val, lo, (int)v.n + lo);
+		if (MASKED && valid) row_keep_load<T, K, SHIFT>(v, mrow, lim, g, vec, lo).apply(g, -sm_inf<A>(), val);
+		fwd_row<T, K, true, SHIFT>(x, y, v, row, valid, vec, g, val, lo);
 	}
 	g.done();
 }
@@ -1470,9 +1525,10 @@ __device__ __forceinline__ void grad_apply(const View& v, const GradFin<A>& f, c
 
 // bwd_row finishes one backward row whose (y, dy) this thread holds in vy
 // and vg (masked entries already (0, 0), log (-Inf, 0)).
-template <typename T, int K>
+template <typename T, int K, bool SHIFT = false>
 __device__ __forceinline__ void bwd_row(const T* y, const T* dy, T* dx, const View& v, i64 row, bool valid, bool vec,
-                                        const RowGroup& g, typename Num<T>::acc* vy, typename Num<T>::acc* vg) {
+                                        const RowGroup& g, typename Num<T>::acc* vy, typename Num<T>::acc* vg,
+                                        int lo = 0) {
 	typedef typename Num<T>::acc A;
 	constexpr int C = K * PackWidth<T, 64>::value;
 	GradAcc<A> a = grad_acc_init<A>();
@@ -1485,29 +1541,30 @@ __device__ __forceinline__ void bwd_row(const T* y, const T* dy, T* dx, const Vi
 	}
 	if (!valid) return;
 	grad_apply<A, C>(v, f, vy, vg);
-	row_store<T, K>(dx + row * v.n, (int)v.n, g, vec, vg);
+	row_store<T, K, SHIFT>(dx + (row * v.n - lo), (int)v.n + lo, g, vec, vg, lo);
 }
 
-template <typename T, int K, bool MASKED, bool CLUSTER = false>
+template <typename T, int K, bool MASKED, bool CLUSTER = false, bool SHIFT = false>
 __device__ __forceinline__ void bwd_rows(const T* y, const T* dy, T* dx, const View& v, bool vec, int W) {
 	typedef typename Num<T>::acc A;
-	constexpr int C = K * PackWidth<T, 64>::value;
+	constexpr int P = PackWidth<T, 64>::value, C = K * P;
 	const RowGroup g(W, CLUSTER);
 	const A yfill = v.log ? -sm_inf<A>() : A(0); // a masked y: contributes nothing
 	for (i64 row = g.first; row - g.off < v.rows; row += g.step()) {
 		const bool valid = row < v.rows;
-		const i64 base = row * v.n;
+		const int lo = SHIFT ? row_shift<P>(row, v.n) : 0, hi = (int)v.n + lo;
+		const i64 base = row * v.n - lo;
 		A vy[C], vg[C];
-		const int lim = row_lim<MASKED>(v, row, valid);
+		const int lim = row_lim<MASKED>(v, row, valid) + lo;
 		const i64 mrow = MASKED && valid && v.mask ? v.mask_row(row) : 0;
-		row_load<T, K>(y + base, lim, g, valid, vec, yfill, vy);
-		row_load<T, K>(dy + base, lim, g, valid, vec, A(0), vg);
+		row_load<T, K, SHIFT>(y + base, lim, g, valid, vec, yfill, vy, lo, hi);
+		row_load<T, K, SHIFT>(dy + base, lim, g, valid, vec, A(0), vg, lo, hi);
 		if (MASKED && valid) {
-			const RowKeep<T, K> keep = row_keep_load<T, K>(v, mrow, lim, g, vec);
+			const RowKeep<T, K> keep = row_keep_load<T, K, SHIFT>(v, mrow, lim, g, vec, lo);
 			keep.apply(g, yfill, vy);
 			keep.apply(g, A(0), vg);
 		}
-		bwd_row<T, K>(y, dy, dx, v, row, valid, vec, g, vy, vg);
+		bwd_row<T, K, SHIFT>(y, dy, dx, v, row, valid, vec, g, vy, vg, lo);
 	}
 	g.done();
 }

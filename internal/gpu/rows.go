@@ -226,6 +226,19 @@ func RowsKernel(t Dtype, bwd bool, k int, keep Keep) string {
 	return tierKernel("rows", t, bwd, k, m)
 }
 
+// RowsShiftKernel is RowsKernel's shifted form ("rows{K}s", "rows{K}ms";
+// CUDA): for rows that are not a whole number of packs in buffers aligned
+// to a pack, each row indexed from the pack boundary at or before its
+// start, so that its packs are aligned and read whole but at its two
+// ends. Its group must hold the row and a pack less one column more.
+func RowsShiftKernel(t Dtype, bwd bool, k int, keep Keep) string {
+	m := "s"
+	if keep.Masked() {
+		m = "ms"
+	}
+	return tierKernel("rows", t, bwd, k, m)
+}
+
 // PipeKernel is RowsKernel's pipelined form: each thread copies its packs
 // of its next row into shared memory while it computes the current one.
 // It needs every pack aligned (the 16-byte vector path). Causal rows
