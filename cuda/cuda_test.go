@@ -1168,10 +1168,40 @@ func TestGPUOnce(t *testing.T) {
 // column to tier 1's longest, K = 1, 2 and 4; unmasked, under a full mask
 // and a broadcast one (whose words do not line up with the row's packs),
 // causal, special values and scales; forward and backward, on tier 1 and
-// through dispatch, against the float64 reference. It checks that tier 1
-// plans them, and not under SOFTMAX_SHIFT=0.
+// through dispatch, against the float64 reference, with the kernels taken
+// wherever they fit (Device.shift). It checks that tier 1 plans them so,
+// and that dispatch takes them where gpu.ShiftOn says.
 func TestGPUShifted(t *testing.T) {
 	d := device(t)
+	if !tierKnobsSet() {
+		for _, c := range []struct {
+			dt     Dtype
+			n      int
+			causal bool
+			bwd    bool
+			shift  bool
+		}{
+			{Float32, 77, false, false, true},
+			{Float32, 10, false, false, true},
+			{Float32, 77, true, false, false},
+			{Float32, 197, true, false, true},
+			{Float32, 77, false, true, false},
+			{Float32, 197, false, true, true},
+			{Float16, 33, false, false, false},
+			{Float16, 77, false, false, true},
+			{BFloat16, 33, true, false, true},
+			{BFloat16, 10, true, false, false},
+			{BFloat16, 77, false, true, false},
+			{Float16, 1025, false, true, true},
+		} {
+			params := layout.Params{Axis: -1, Scale: 1, Causal: c.causal}
+			if p := planWith(t, d, c.dt, []int{9, c.n}, params, c.bwd, TierAuto); p.shift != c.shift {
+				t.Errorf("%v 9x%d causal %v bwd %v: kernel %s, shifted %v, want %v", c.dt, c.n, c.causal, c.bwd, p.names[0], p.shift, c.shift)
+			}
+		}
+	}
+	d.shift = true
+	defer func() { d.shift = false }()
 	rng := rand.New(rand.NewPCG(52, 52))
 	ran := map[string]bool{}
 	for _, dt := range dtypes {
@@ -1233,11 +1263,6 @@ func TestGPUShifted(t *testing.T) {
 				}
 			}
 		}
-	}
-	defer func(s string) { shiftSetting = s }(shiftSetting)
-	shiftSetting = "0"
-	if p := planAt(t, d, Float32, []int{9, 77}, false, TierRows); p.shift {
-		t.Errorf("SOFTMAX_SHIFT=0: 9x77 planned shifted (%s)", p.names[0])
 	}
 }
 

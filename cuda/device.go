@@ -104,6 +104,7 @@ type Device struct {
 	noCGridLog  bool               // tests: tier 8's log-softmax backward on bwd_cgrid (both arrays held)
 	wide        bool               // tests: tier 1's wide backward wherever it can run
 	once        bool               // tests: tier 1's one-row kernel wherever it can run
+	shift       bool               // tests: tier 1's shifted kernels wherever they fit
 	sms         int                // multiprocessors
 	smemOptin   int                // shared memory per block after opting in, bytes
 	l2          int                // L2 cache, bytes

@@ -388,11 +388,6 @@ const splitFusedMaskedL2 = 4
 
 var splitFusedSetting = os.Getenv("SOFTMAX_SPLIT_FUSED")
 
-// shiftSetting is SOFTMAX_SHIFT: "0" keeps tier 1's rows of a part pack on
-// the column-at-a-time path (plan.shift off; tests and benchmarks compare
-// the two; read once at start).
-var shiftSetting = os.Getenv("SOFTMAX_SHIFT")
-
 // splitThreadsSetting is SOFTMAX_SPLIT_THREADS: threads a block for every
 // split launch, a multiple of 32 from 64 to 1024, in one wave of as many
 // blocks as 1024 threads an SM hold whole (448: two blocks; a tuning knob
@@ -775,8 +770,9 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		name := gpu.RowsKernel(c.dt, c.bwd, k, keep)
 		// Rows of a part pack in aligned buffers take the shifted kernels,
 		// which read each row from the pack boundary before it (softmax.cuh
-		// row_shift), where the row and pk-1 columns more still fit.
-		if !p.vec && shiftSetting != "0" && aligned(c.bufs, vecBytes) {
+		// row_shift), where they pay (gpu.ShiftOn) and the row and pk-1
+		// columns more still fit.
+		if !p.vec && (d.shift || gpu.ShiftOn(c.dt, c.bwd, keep, n)) && aligned(c.bufs, vecBytes) {
 			if ks, ws, ok := gpu.RowsShape(c.dt, c.bwd, keep, n+int64(pk)-1, warpSize); ok && d.set(c)[gpu.RowsShiftKernel(c.dt, c.bwd, ks, keep)] != nil {
 				k, w, p.shift = ks, ws, true
 				name = gpu.RowsShiftKernel(c.dt, c.bwd, k, keep)

@@ -226,6 +226,40 @@ func RowsKernel(t Dtype, bwd bool, k int, keep Keep) string {
 	return tierKernel("rows", t, bwd, k, m)
 }
 
+// ShiftOn says whether tier 1 takes its shifted kernels (RowsShiftKernel)
+// for rows of n columns of t that are not a whole number of packs, where
+// they fit: they read a row's packs whole but for the two its ends cut,
+// which take the column-at-a-time path, and a warp whose rows' ends fall
+// inside it runs both. So they pay where rows are long enough for the
+// whole packs to outweigh that. On the H200 (docs/PERFORMANCE.md GPU
+// entry 87, against the column-at-a-time path in the same kernels'
+// layout): the forward 1.1-2.8x faster from 64 columns (float16 and
+// bfloat16) and at every float32 length measured (10 to 1025: 1.07-1.57x),
+// but 0.88-0.90x at half rows of 33; masked and causal rows 1.2-2.8x from
+// 33 half columns and 197 float32 ones, 0.73-0.93x below; the backward
+// 1.03-1.16x from 197 columns, 0.48-0.98x at 10 to 77. Float64 was not
+// measured and follows float32. SOFTMAX_SHIFT=0 turns them off, 1 on
+// wherever they fit (tuning knobs for benchmarks, read once at start).
+func ShiftOn(t Dtype, bwd bool, keep Keep, n int64) bool {
+	switch {
+	case shiftSetting == "0":
+		return false
+	case shiftSetting == "1":
+		return true
+	case bwd:
+		return n >= 128
+	case t == Float16 || t == BFloat16:
+		if keep == KeepAll {
+			return n >= 64
+		}
+		return n >= 32
+	default:
+		return keep == KeepAll || n >= 128
+	}
+}
+
+var shiftSetting = os.Getenv("SOFTMAX_SHIFT")
+
 // RowsShiftKernel is RowsKernel's shifted form ("rows{K}s", "rows{K}ms";
 // CUDA): for rows that are not a whole number of packs in buffers aligned
 // to a pack, each row indexed from the pack boundary at or before its

@@ -324,3 +324,42 @@ func TestRowsBlock(t *testing.T) {
 		}
 	}
 }
+
+// TestShiftOn checks the shifted kernels' rule at the lengths of GPU entry
+// 87's measurements, either side of each bound, and the kernels' names.
+func TestShiftOn(t *testing.T) {
+	if shiftSetting != "" {
+		t.Skip("SOFTMAX_SHIFT is set")
+	}
+	for _, c := range []struct {
+		dt   Dtype
+		bwd  bool
+		keep Keep
+		n    int64
+		want bool
+	}{
+		{Float32, false, KeepAll, 10, true},
+		{Float32, false, KeepAll, 33, true},
+		{Float64, false, KeepAll, 33, true},
+		{Float32, false, KeepCausal, 127, false},
+		{Float32, false, KeepMask, 128, true},
+		{Float16, false, KeepAll, 33, false},
+		{BFloat16, false, KeepAll, 63, false},
+		{BFloat16, false, KeepAll, 64, true},
+		{Float16, false, KeepMask, 31, false},
+		{Float16, false, KeepCausal, 32, true},
+		{Float32, true, KeepAll, 127, false},
+		{BFloat16, true, KeepAll, 128, true},
+		{Float16, true, KeepMask, 77, false},
+	} {
+		if got := ShiftOn(c.dt, c.bwd, c.keep, c.n); got != c.want {
+			t.Errorf("ShiftOn(%v, bwd %v, keep %v, %d) = %v, want %v", c.dt, c.bwd, c.keep, c.n, got, c.want)
+		}
+	}
+	if got := RowsShiftKernel(BFloat16, true, 2, KeepCausal); got != "softmax_bwd_rows2ms_bf16" {
+		t.Errorf("RowsShiftKernel = %s", got)
+	}
+	if got := RowsShiftKernel(Float32, false, 4, KeepAll); got != "softmax_fwd_rows4s_f32" {
+		t.Errorf("RowsShiftKernel = %s", got)
+	}
+}
