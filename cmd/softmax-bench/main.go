@@ -574,7 +574,8 @@ func (b *bench) row(p cu.DevicePtr, dt string, n, r int64) ([]float64, error) {
 // check looks at the first row of the first set's output and the last row
 // of the last set's: every element written and finite where it must be,
 // softmax rows summing to 1 with masked entries 0, backward rows summing
-// to 0. It returns what is wrong, or "".
+// to s*c*(1 - sum y), 0 but for y's rounding. It returns what is wrong, or
+// "".
 func (b *bench) check(op, dt string, shape []int, p cuda.Problem, sets int) string {
 	n := int64(shape[len(shape)-1])
 	rows := numel(shape) / n
