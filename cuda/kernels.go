@@ -773,7 +773,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		// row_shift), where they pay (gpu.ShiftOn) and the row and pk-1
 		// columns more still fit.
 		if !p.vec && (d.shift || gpu.ShiftOn(c.dt, c.bwd, keep, n)) && aligned(c.bufs, vecBytes) {
-			if ks, ws, ok := gpu.RowsShape(c.dt, c.bwd, keep, n+int64(pk)-1, warpSize); ok && d.set(c)[gpu.RowsShiftKernel(c.dt, c.bwd, ks, keep)] != nil {
+			if ks, ws, ok := gpu.RowsShape(c.dt, c.bwd, keep, n+int64(pk)-1, warpSize); ok {
 				k, w, p.shift = ks, ws, true
 				name = gpu.RowsShiftKernel(c.dt, c.bwd, k, keep)
 			}
