@@ -91,17 +91,42 @@ type buffer struct {
 	n         int
 }
 
+// upload copies b to a new allocation, off bytes past its base, with
+// guardBytes after it. The off bytes before and the guard after hold 0xff
+// (NaN in every dtype): a kernel that reads them into a result makes it
+// NaN, and intact finds one that writes them.
 func upload(t testing.TB, d *Device, b []byte, off int) buffer {
 	t.Helper()
-	base, err := d.Alloc(len(b) + off + 16)
+	all := poison(off + len(b) + guardBytes)
+	copy(all[off:], b)
+	base, err := d.Alloc(len(all))
 	if err != nil {
 		t.Fatal(err)
 	}
-	buf := buffer{base: base, ptr: base + cu.DevicePtr(off), n: len(b)}
-	if err := Upload(d, buf.ptr, b); err != nil {
+	if err := Upload(d, base, all); err != nil {
 		t.Fatal(err)
 	}
-	return buf
+	return buffer{base: base, ptr: base + cu.DevicePtr(off), n: len(b)}
+}
+
+// guardBytes is the guard after each test buffer: a 16-byte pack read or
+// written whole past the last element lands in it.
+const guardBytes = 16
+
+// intact says whether the bytes around b (before its ptr and after its
+// end) still hold what upload wrote there.
+func (b buffer) intact(t testing.TB, d *Device) bool {
+	t.Helper()
+	all := make([]byte, int(b.ptr-b.base)+b.n+guardBytes)
+	if err := Download(d, all, b.base); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range all {
+		if (i < int(b.ptr-b.base) || i >= len(all)-guardBytes) && c != 0xff {
+			return false
+		}
+	}
+	return true
 }
 
 func (b buffer) read(t testing.TB, d *Device) []byte {
@@ -187,6 +212,9 @@ func check(t testing.TB, d *Device, p problem, dt Dtype, tier Tier, off int) str
 	if err != nil {
 		return where + ": forward: " + err.Error()
 	}
+	if !by.intact(t, d) {
+		return where + ": forward wrote outside y"
+	}
 	got := gpucheck.Decode(dt, by.read(t, d))
 	var bad []string
 	for i := range got {
@@ -212,6 +240,9 @@ func check(t testing.TB, d *Device, p problem, dt Dtype, tier Tier, off int) str
 	}
 	if err != nil {
 		return where + ": backward: " + err.Error()
+	}
+	if !bdx.intact(t, d) {
+		return where + ": backward wrote outside dx"
 	}
 	gotDX := gpucheck.Decode(dt, bdx.read(t, d))
 	for i := range gotDX {
