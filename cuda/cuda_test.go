@@ -1200,8 +1200,9 @@ func TestGPUOnce(t *testing.T) {
 // and a broadcast one (whose words do not line up with the row's packs),
 // causal, special values and scales; forward and backward, on tier 1 and
 // through dispatch, against the float64 reference, with the kernels taken
-// wherever they fit (Device.shift). It checks that tier 1 plans them so,
-// and that dispatch takes them where gpu.ShiftOn says.
+// wherever they fit (Device.shift), once in the plain kernels and once in
+// the pipelined ones (unmasked and causal rows). It checks that tier 1
+// plans them so, and that dispatch takes them where gpu.ShiftOn says.
 func TestGPUShifted(t *testing.T) {
 	d := device(t)
 	if !tierKnobsSet() {
@@ -1232,49 +1233,63 @@ func TestGPUShifted(t *testing.T) {
 		}
 	}
 	d.shift = true
-	defer func() { d.shift = false }()
+	defer func() { d.shift, d.noPipe, d.pipe = false, false, false }()
 	rng := rand.New(rand.NewPCG(52, 52))
 	ran := map[string]bool{}
-	for _, dt := range dtypes {
-		pk := 16 / dt.Size()
-		most := gpu.RowsMaxThreads * 4 * pk // tier 1's longest row
-		for i, n := range []int{1, 3, pk + 1, 2*pk - 1, 33, 77, 197, 577, 1025, 2047, 4099, 12345, most - pk + 1, most - 1} {
-			if n%pk == 0 {
-				continue
-			}
-			rows := 2*pk + 1 + i%3 // every shift of a pack, some rows twice
-			for _, bwd := range []bool{false, true} {
-				for _, keep := range []gpu.Keep{gpu.KeepAll, gpu.KeepCausal} {
-					if _, _, ok := gpu.RowsShape(dt, bwd, keep, int64(n), warpSize); !ok {
-						continue // not tier 1's
-					}
-					k, _, fits := gpu.RowsShape(dt, bwd, keep, int64(n+pk-1), warpSize)
-					params := layout.Params{Axis: -1, Scale: 1, Causal: keep == gpu.KeepCausal}
-					p := planWith(t, d, dt, []int{rows, n}, params, bwd, TierRows)
-					if p.shift != fits || p.vec || fits && p.names[0] != gpu.RowsShiftKernel(dt, bwd, k, keep) {
-						t.Errorf("%v %dx%d bwd %v causal %v: kernel %s, shift %v vec %v; want shift %v", dt, rows, n, bwd, params.Causal, p.names[0], p.shift, p.vec, fits)
-					} else if p.shift {
-						ran[p.names[0]] = true
-					}
-				}
-			}
-			for variant, name := range []string{"plain", "full mask", "broadcast mask", "causal log", "causal full mask", "special", "logspecial", "causal middle", "scale", "logscale"} {
-				if testing.Short() && (i+variant)%3 != 0 {
+	// Each row twice: in the plain shifted kernels and, where one exists
+	// (unmasked and causal rows), the pipelined ones, each wherever it can
+	// run. Masked rows take the plain kernels either way, so only the
+	// first pass runs them.
+	for _, pipe := range []bool{false, true} {
+		d.noPipe, d.pipe = !pipe, pipe
+		for _, dt := range dtypes {
+			pk := 16 / dt.Size()
+			most := gpu.RowsMaxThreads * 4 * pk // tier 1's longest row
+			for i, n := range []int{1, 3, pk + 1, 2*pk - 1, 33, 77, 197, 577, 1025, 2047, 4099, 12345, most - pk + 1, most - 1} {
+				if n%pk == 0 {
 					continue
 				}
-				v := variant
-				if v > 7 {
-					v = 0
+				rows := 2*pk + 1 + i%3 // every shift of a pack, some rows twice
+				for _, bwd := range []bool{false, true} {
+					for _, keep := range []gpu.Keep{gpu.KeepAll, gpu.KeepCausal} {
+						if _, _, ok := gpu.RowsShape(dt, bwd, keep, int64(n), warpSize); !ok {
+							continue // not tier 1's
+						}
+						k, _, fits := gpu.RowsShape(dt, bwd, keep, int64(n+pk-1), warpSize)
+						want := gpu.RowsShiftKernel(dt, bwd, k, keep)
+						if pipe {
+							want, _ = gpu.PipeShiftKernel(dt, bwd, k, keep)
+						}
+						params := layout.Params{Axis: -1, Scale: 1, Causal: keep == gpu.KeepCausal}
+						p := planWith(t, d, dt, []int{rows, n}, params, bwd, TierRows)
+						if p.shift != fits || p.vec || fits && p.names[0] != want {
+							t.Errorf("%v %dx%d bwd %v causal %v pipe %v: kernel %s, shift %v vec %v; want shift %v (%s)", dt, rows, n, bwd, params.Causal, pipe, p.names[0], p.shift, p.vec, fits, want)
+						} else if p.shift {
+							ran[p.names[0]] = true
+						}
+					}
 				}
-				p := rowsProblem(rng, rows, n, v)
-				switch variant {
-				case 8:
-					p.spec.Scale = 0.7
-				case 9:
-					p.spec.Scale, p.spec.Log = 2.5, true
+				for variant, name := range []string{"plain", "full mask", "broadcast mask", "causal log", "causal full mask", "special", "logspecial", "causal middle", "scale", "logscale"} {
+					if testing.Short() && (i+variant)%3 != 0 || pipe && (variant == 1 || variant == 2 || variant == 4) {
+						continue
+					}
+					v := variant
+					if v > 7 {
+						v = 0
+					}
+					p := rowsProblem(rng, rows, n, v)
+					switch variant {
+					case 8:
+						p.spec.Scale = 0.7
+					case 9:
+						p.spec.Scale, p.spec.Log = 2.5, true
+					}
+					p.name += "/" + name
+					if pipe {
+						p.name += "/pipe"
+					}
+					run(t, d, p, dt, TierAuto, TierRows)
 				}
-				p.name += "/" + name
-				run(t, d, p, dt, TierAuto, TierRows)
 			}
 		}
 	}
@@ -1287,8 +1302,11 @@ func TestGPUShifted(t *testing.T) {
 			for _, k := range gpu.RowsKs() {
 				for _, bwd := range []bool{false, true} {
 					for _, keep := range []gpu.Keep{gpu.KeepAll, gpu.KeepCausal} {
-						if name := gpu.RowsShiftKernel(dt, bwd, k, keep); !ran[name] && !(bwd && k == 4 && (dt == Float64 || keep != gpu.KeepAll)) {
-							t.Errorf("%s was not planned", name)
+						pipe, _ := gpu.PipeShiftKernel(dt, bwd, k, keep)
+						for _, name := range []string{gpu.RowsShiftKernel(dt, bwd, k, keep), pipe} {
+							if !ran[name] && !(bwd && k == 4 && (dt == Float64 || keep != gpu.KeepAll)) {
+								t.Errorf("%s was not planned", name)
+							}
 						}
 					}
 				}
@@ -1566,7 +1584,8 @@ func TestGPUSplitFused(t *testing.T) {
 // TestGPUCluster runs the cluster tier at and around each row length
 // where it takes another block per cluster, and at its largest, forward and
 // backward (backward as far as it reaches), with masks and causal limits;
-// and with and without its pipelined kernels.
+// and with and without its pipelined kernels; then its shifted kernels
+// (clusterShifted).
 func TestGPUCluster(t *testing.T) {
 	d := device(t)
 	if !d.clusters {
@@ -1591,6 +1610,62 @@ func TestGPUCluster(t *testing.T) {
 					d.noPipe = false
 				}
 			}
+		}
+	}
+	clusterShifted(t, d, rng)
+}
+
+// clusterShifted runs the cluster tier's shifted kernels (tier 1's over a
+// cluster, for rows of a part pack) on vocabulary rows, every shift of a
+// pack, every variant, plain and pipelined, forced and through dispatch,
+// and checks that both plan them.
+func clusterShifted(t *testing.T, d *Device, rng *rand.Rand) {
+	defer func() { d.noPipe = false }()
+	for _, dt := range []Dtype{Float32, Float16, BFloat16} {
+		pk := 16 / dt.Size()
+		for _, bwd := range []bool{false, true} {
+			for i, n := range []int{32001, 50257} {
+				if _, _, _, ok := gpu.ClusterShape(dt, bwd, int64(n+pk-1), warpSize); !ok {
+					continue
+				}
+				rows := 2*pk + 1 + i // every shift of a pack
+				for _, noPipe := range []bool{false, true} {
+					d.noPipe = noPipe
+					for _, causal := range []bool{false, true} {
+						params := layout.Params{Axis: -1, Scale: 1, Causal: causal}
+						want := gpu.ClusterShiftKernel(dt, bwd, causal, !noPipe && !causal)
+						if p := planWith(t, d, dt, []int{rows, n}, params, bwd, TierCluster); !p.shift || p.names[0] != want {
+							t.Errorf("%v %dx%d bwd %v causal %v: kernel %s, shift %v; want %s", dt, rows, n, bwd, causal, p.names[0], p.shift, want)
+						}
+					}
+					for variant := range 8 {
+						if testing.Short() && (variant+i)%3 != 0 {
+							continue
+						}
+						p := rowsProblem(rng, rows, n, variant)
+						p.name += fmt.Sprintf("/shifted/nopipe=%v", noPipe)
+						run(t, d, p, dt, TierCluster)
+					}
+				}
+			}
+		}
+	}
+	d.noPipe = false
+	if tierKnobsSet() || os.Getenv("SOFTMAX_CLUSTER") != "" || os.Getenv("SOFTMAX_CGRID") != "" {
+		return
+	}
+	// Dispatch takes them for rows tier 1 does not hold, tier 8's before.
+	for _, c := range []struct {
+		dt    Dtype
+		shape []int
+		bwd   bool
+	}{
+		{Float16, []int{512, 32001}, true},
+		{Float32, []int{1024, 50257}, false},
+		{BFloat16, []int{1024, 50257}, true},
+	} {
+		if p := planWith(t, d, c.dt, c.shape, layout.Params{Axis: -1, Scale: 1}, c.bwd, TierAuto); p.tier != TierCluster || !p.shift {
+			t.Errorf("%v %v bwd %v: tier %v kernel %s shift %v; want the cluster tier's shifted kernel", c.dt, c.shape, c.bwd, p.tier, p.names[0], p.shift)
 		}
 	}
 }
@@ -1854,10 +1929,17 @@ func TestGPUDispatch(t *testing.T) {
 		{Float32, []int{100, 1}, -1, TierRows},
 		{Float32, []int{100, 1025}, -1, TierRows},
 		{Float32, []int{1000, 16384}, -1, TierRows},
-		{Float32, []int{1000, 16385}, -1, cgrid(TierBlock)}, // past tier 1
-		{Float32, []int{1000, edge + 1}, -1, cgrid(TierBlock)},
+		{Float32, []int{1000, 16388}, -1, cgrid(TierBlock)}, // past tier 1
+		{Float32, []int{1000, edge + 4}, -1, cgrid(TierBlock)},
 		{Float32, []int{2*sms - 1, splitMinN}, -1, TierSplit},            // tier 1 holds it: not tier 8
-		{Float32, []int{2*sms - 1, splitMinN + 1}, -1, cgrid(TierSplit)}, // 4 blocks of 16 KB a row
+		{Float32, []int{2*sms - 1, splitMinN + 4}, -1, cgrid(TierSplit)}, // 4 blocks of 16 KB a row
+		// Rows of a part pack past tier 1: the cluster tier's shifted
+		// kernels, where its clusters give a block per SM.
+		{Float32, []int{1000, 16385}, -1, cluster(TierBlock)},
+		{Float32, []int{1000, edge + 1}, -1, cluster(TierBlock)},
+		{Float32, []int{2*sms - 1, splitMinN + 1}, -1, cluster(TierSplit)},
+		{Float16, []int{1000, 32769}, -1, cluster(TierBlock)},
+		{Float16, []int{sms/4 - 1, 32769}, -1, cgrid(TierSplit)}, // 4 blocks a cluster: 128 blocks
 		{Float32, []int{2 * sms, splitMinN}, -1, TierRows},
 		{Float32, []int{4, splitMinN - 1}, -1, TierRows},
 		{Float32, []int{4, 1 << 25}, -1, TierSplit}, // 4 MB per block: more than shared memory holds
@@ -1870,10 +1952,10 @@ func TestGPUDispatch(t *testing.T) {
 		{Float32, []int{gridMaxRows + 1, splitMinN}, -1, TierSplit},
 		{Float16, []int{4, 1 << 20}, -1, grid}, // 32 KB per block at 2 per SM
 		{Float16, []int{1000, 32768}, -1, TierRows},
-		{Float16, []int{1000, 32769}, -1, cgrid(cluster(TierBlock))},
-		{Float16, []int{1000, 131073}, -1, cgrid(TierBlock)},
-		{Float16, []int{sms/4 - 1, 32769}, -1, cgrid(TierSplit)},
-		{Float16, []int{2 * sms, 32769}, -1, cgrid(cluster(TierBlock))},
+		{Float16, []int{1000, 32776}, -1, cgrid(cluster(TierBlock))},
+		{Float16, []int{1000, 131080}, -1, cgrid(TierBlock)},
+		{Float16, []int{sms/4 - 1, 32776}, -1, cgrid(TierSplit)},
+		{Float16, []int{2 * sms, 32776}, -1, cgrid(cluster(TierBlock))},
 	} {
 		if got := plan(&call{dt: c.dt, v: v(c.shape, c.axis)}); got != c.want {
 			t.Errorf("%v shape %v axis %d: tier %v, want %v", c.dt, c.shape, c.axis, got, c.want)
@@ -1897,7 +1979,8 @@ func TestGPUDispatch(t *testing.T) {
 		{Float32, []int{64, 262144}, true, cgrid16(TierSplit)},   // 64 KB of dy alone (gpu.CGridLogKernel)
 		{Float16, []int{256, 128256}, false, cgrid(TierSplit)},
 		{BFloat16, []int{256, 128256}, true, cgrid(TierSplit)},
-		{Float16, []int{1000, 32769}, false, cgrid(cluster(TierBlock))},
+		{Float16, []int{1000, 32776}, false, cgrid(cluster(TierBlock))},
+		{Float16, []int{1000, 32769}, false, cluster(TierBlock)}, // a part pack: shifted
 		{Float32, []int{1000, 8192}, false, TierRows},
 	} {
 		w, err := layout.Resolve(layout.Params{Axis: -1, Log: c.log, Scale: 1}, c.shape, nil)
@@ -1919,8 +2002,9 @@ func TestGPUDispatch(t *testing.T) {
 		{Float32, []int{1000, 32000}, cgrid(cluster(TierBlock))},
 		{Float32, []int{1000, 16384}, TierRows}, // the pipelined kernel runs 1024 threads
 		{Float16, []int{1000, 32000}, cgrid(TierRows)},
-		{BFloat16, []int{1000, 16400}, cgrid(TierRows)}, // 544 threads
-		{Float16, []int{1000, 16384}, TierRows},         // 512 threads: pipelined
+		{BFloat16, []int{1000, 16400}, cgrid(TierRows)},  // 544 threads
+		{Float16, []int{1000, 32001}, cluster(TierRows)}, // a part pack: shifted
+		{Float16, []int{1000, 16384}, TierRows},          // 512 threads: pipelined
 		{Float16, []int{1000, 8192}, TierRows},
 		{Float16, []int{256, 128256}, cgrid(TierSplit)},
 		{Float16, []int{4, 1 << 20}, grid}, // 32 KB of data a block at 2 per SM (tier 8: 64 blocks, fewer than the SMs)

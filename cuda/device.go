@@ -105,6 +105,7 @@ type Device struct {
 	wide        bool               // tests: tier 1's wide backward wherever it can run
 	once        bool               // tests: tier 1's one-row kernel wherever it can run
 	shift       bool               // tests: tier 1's shifted kernels wherever they fit
+	pipe        bool               // tests: tier 1's pipelined kernels wherever they can run
 	sms         int                // multiprocessors
 	smemOptin   int                // shared memory per block after opting in, bytes
 	l2          int                // L2 cache, bytes

@@ -57,6 +57,9 @@ func kernelNames() []string {
 						names = append(names, gpu.RowsKernel(dt, dir == "bwd", k, m), gpu.RowsShiftKernel(dt, dir == "bwd", k, m))
 					}
 					names = append(names, gpu.PipeKernel(dt, dir == "bwd", k, m))
+					if name, ok := gpu.PipeShiftKernel(dt, dir == "bwd", k, m); ok {
+						names = append(names, name)
+					}
 				}
 			}
 			for _, t := range []string{"cached", "block", "split_stats", "split_apply", "inner", "grid", "cgrid"} {
@@ -425,6 +428,8 @@ func (d *Device) planTier(c *call) Tier {
 		return TierInner
 	case gpu.ClusterForced() && d.eligible(c, TierCluster):
 		return TierCluster
+	case d.clusterShiftPays(c):
+		return TierCluster
 	case d.cgridBeforeRows(c):
 		return TierCGrid
 	case d.eligible(c, TierRows) && !(rows < splitRowsPer*int64(d.sms) && n >= splitMinN):
@@ -695,6 +700,26 @@ func (d *Device) cgridBeforeRows(c *call) bool {
 	return ok
 }
 
+// clusterShiftPays says whether dispatch takes the cluster tier's shifted
+// kernels for c: rows of a part pack, in aligned buffers, that tier 1
+// would not take (or that cgridBeforeRows sends to tier 8), where a
+// cluster holds the row and a pack less one column more and the clusters
+// give at least a block per SM. Tier 8, the grid and split tiers take
+// such rows a column at a time (docs/PERFORMANCE.md GPU entry 88).
+func (d *Device) clusterShiftPays(c *call) bool {
+	v := c.v
+	n, rows, pk := int64(v.N), int64(v.Outer), int64(vecBytes/c.dt.Size())
+	if !d.clusters || !gpu.ClusterOn() || v.Inner != 1 || n%pk == 0 || !aligned(c.bufs, vecBytes) ||
+		!gpu.ShiftOn(c.dt, c.bwd, gpu.KeepOf(c.mask != 0, v.Causal), n) {
+		return false
+	}
+	if d.eligible(c, TierRows) && !(rows < splitRowsPer*int64(d.sms) && n >= splitMinN) && !d.cgridBeforeRows(c) {
+		return false // tier 1's
+	}
+	_, blocks, _, ok := gpu.ClusterShape(c.dt, c.bwd, n+pk-1, warpSize)
+	return ok && rows*int64(blocks) >= int64(d.sms)
+}
+
 // cgridMinBlocks is the fewest blocks for which dispatch takes tier 8:
 // the fewest measured, 4 rows in clusters of 16 (4x1048576 float16
 // forward: 19.9-20.8 us against the split tier's 22.5-23.0 on the H200;
@@ -812,7 +837,19 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		// The masked pipelined kernels copy each row's mask bytes in
 		// packs: they need every mask row aligned to a pack.
 		maskOK := keep != gpu.KeepMask || uintptr(c.mask)%uintptr(pk) == 0 && gpu.MaskRowsAligned(v, int64(pk))
-		if pipe := d.set(c)[gpu.PipeKernel(c.dt, c.bwd, k, keep)]; !packed && p.vec && maskOK && pipe != nil && !d.noPipe && gpu.PipeOn(c.dt, c.bwd, k, w, keep) {
+		pipe := d.set(c)[gpu.PipeKernel(c.dt, c.bwd, k, keep)]
+		if !p.vec || packed || !maskOK {
+			pipe = nil
+		}
+		pipeOn := gpu.PipeOn
+		// Rows of a part pack (unmasked or causal) take the shifted form.
+		if p.shift {
+			pipe, pipeOn = nil, gpu.PipeShiftOn
+			if name, ok := gpu.PipeShiftKernel(c.dt, c.bwd, k, keep); ok {
+				pipe = d.set(c)[name]
+			}
+		}
+		if pipe != nil && !d.noPipe && (d.pipe || pipeOn(c.dt, c.bwd, k, w, keep)) {
 			smem := gpu.PipeSmem(c.dt, c.bwd, keep, k, threads)
 			if per := d.occupancy(pipe, threads, smem); per > 0 {
 				if most := gpu.PipeBlocksCap(c.dt, c.bwd, k, w, keep); most > 0 {
@@ -852,10 +889,20 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		masked := c.mask != 0 || v.Causal
 		k, blocks, threads, _ := gpu.ClusterShape(c.dt, c.bwd, n, warpSize)
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
+		// Rows of a part pack in aligned buffers take the shifted kernels
+		// (tier 1's, over a cluster) where the row and pk-1 columns more fit.
+		if !p.vec && (d.shift || gpu.ShiftOn(c.dt, c.bwd, gpu.KeepOf(c.mask != 0, v.Causal), n)) && aligned(c.bufs, vecBytes) {
+			if ks, bs, ts, ok := gpu.ClusterShape(c.dt, c.bwd, n+int64(pk)-1, warpSize); ok {
+				k, blocks, threads, p.shift = ks, bs, ts, true
+			}
+		}
 		// At most rows clusters walk the rows (below), so rows is a bound on
 		// their step.
-		pipe := p.vec && !d.noPipe && gpu.ClusterPipeOn(masked) && gpu.PipeRowsFit(rows, rows, 1)
+		pipe := (p.vec || p.shift) && !d.noPipe && gpu.ClusterPipeOn(masked) && gpu.PipeRowsFit(rows, rows, 1)
 		p.names = []string{gpu.ClusterKernel(c.dt, c.bwd, masked, pipe)}
+		if p.shift {
+			p.names[0] = gpu.ClusterShiftKernel(c.dt, c.bwd, masked, pipe)
+		}
 		p.threads, p.cluster, p.group = threads, blocks, blocks*threads
 		if pipe {
 			p.smem = gpu.PipeSmem(c.dt, c.bwd, gpu.KeepAll, k, threads)

@@ -210,6 +210,41 @@ template <int N> __device__ __forceinline__ void sm_async_copy(sm_saddr s, const
 	}
 #endif
 }
+// sm_async_copy_part is sm_async_copy<16> that reads only the first b
+// (0 to 16) bytes of the pack at gmem and zeroes the slot's others: a
+// row's last pack, whose bytes past the row may lie past the buffer
+// (cp.async's source size; elsewhere a byte at a time).
+__device__ __forceinline__ void sm_async_copy_part(sm_saddr s, const void* gmem, unsigned b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(s), "l"(gmem), "r"(b) : "memory");
+#else
+	const unsigned char* src = static_cast<const unsigned char*>(gmem);
+	unsigned w[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+	for (unsigned i = 0; i < 16; ++i)
+		if (i < b) w[i / 4] |= (unsigned)src[i] << (8 * (i % 4));
+#if defined(__HIPCC__)
+	*reinterpret_cast<uint4*>(s) = make_uint4(w[0], w[1], w[2], w[3]);
+#else
+	asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(s), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3])
+	             : "memory");
+#endif
+#endif
+}
+
+// sm_store16 stores the 16 bytes u at p (16-byte aligned) in one access.
+// On CUDA it is an asm store, which the compiler cannot split: in the
+// shifted pipelined kernels it had split a row's whole-pack stores into
+// 2-byte ones, merging them with the stores of the packs the row's ends
+// cut (docs/PERFORMANCE.md GPU entry 88).
+__device__ __forceinline__ void sm_store16(void* p, uint4 u) {
+#if defined(__HIPCC__)
+	*reinterpret_cast<uint4*>(p) = u;
+#else
+	asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(u.x), "r"(u.y), "r"(u.z), "r"(u.w));
+#endif
+}
+
 // sm_async_copy (generic pointer form) is the shared address form for a
 // pointer into shared memory, converted at each call.
 template <int N> __device__ __forceinline__ void sm_async_copy(void* smem, const void* gmem) {

@@ -70,7 +70,8 @@
 // through shared memory. "pipe..c" instances are the masked pipelined
 // ones for a causal limit without a mask buffer: with no mask state they
 // take about the registers of unmasked kernels, so twice the warps of "m"
-// ones run per SM.
+// ones run per SM. "pipe..s" and "pipe..cs" are the pipelined unmasked and
+// causal kernels for rows of a part pack (SHIFT: softmax.cuh, Pipe).
 #define SM_ROWS_FWD(K, S, T)                                                                     \
 	SM_FWD(rows##K, S, T, SM_MAX_THREADS, (fwd_rows<T, K, false>(x, y, v, vec != 0, (int)group)))   \
 	SM_FWD(rows##K##m, S, T, SM_MAX_THREADS, (fwd_rows<T, K, true>(x, y, v, vec != 0, (int)group))) \
@@ -78,7 +79,9 @@
 	SM_FWD(rows##K##ms, S, T, SM_MAX_THREADS, (fwd_rows<T, K, true, false, true>(x, y, v, true, (int)group))) \
 	SM_FWD(pipe##K, S, T, SM_MAX_THREADS, (fwd_pipe<T, K, false>(x, y, v, (int)group)))             \
 	SM_FWD(pipe##K##m, S, T, SM_PIPE_MASKED_THREADS(K, T), (fwd_pipe<T, K, true>(x, y, v, (int)group))) \
-	SM_FWD(pipe##K##c, S, T, SM_MAX_THREADS, (fwd_pipe<T, K, true>(x, y, v.unmasked(), (int)group)))
+	SM_FWD(pipe##K##c, S, T, SM_MAX_THREADS, (fwd_pipe<T, K, true>(x, y, v.unmasked(), (int)group)))      \
+	SM_FWD(pipe##K##s, S, T, SM_MAX_THREADS, (fwd_pipe<T, K, false, false, true>(x, y, v, (int)group)))  \
+	SM_FWD(pipe##K##cs, S, T, SM_MAX_THREADS, (fwd_pipe<T, K, true, false, true>(x, y, v.unmasked(), (int)group)))
 #define SM_ROWS_BWD_B(K, S, T, BOUND, MBOUND)                                                          \
 	SM_BWD(rows##K, S, T, BOUND, (bwd_rows<T, K, false>(y, dy, dx, v, vec != 0, (int)group)))              \
 	SM_BWD(rows##K##m, S, T, BOUND, (bwd_rows<T, K, true>(y, dy, dx, v, vec != 0, (int)group)))            \
@@ -86,7 +89,9 @@
 	SM_BWD(rows##K##ms, S, T, BOUND, (bwd_rows<T, K, true, false, true>(y, dy, dx, v, true, (int)group)))   \
 	SM_BWD(pipe##K, S, T, BOUND, (bwd_pipe<T, K, false>(y, dy, dx, v, (int)group)))                        \
 	SM_BWD(pipe##K##m, S, T, MBOUND, (bwd_pipe<T, K, true>(y, dy, dx, v, (int)group)))                     \
-	SM_BWD(pipe##K##c, S, T, BOUND, (bwd_pipe<T, K, true>(y, dy, dx, v.unmasked(), (int)group)))
+	SM_BWD(pipe##K##c, S, T, BOUND, (bwd_pipe<T, K, true>(y, dy, dx, v.unmasked(), (int)group)))          \
+	SM_BWD(pipe##K##s, S, T, BOUND, (bwd_pipe<T, K, false, false, true>(y, dy, dx, v, (int)group)))      \
+	SM_BWD(pipe##K##cs, S, T, BOUND, (bwd_pipe<T, K, true, false, true>(y, dy, dx, v.unmasked(), (int)group)))
 #define SM_ROWS_BWD(K, S, T) SM_ROWS_BWD_B(K, S, T, SM_MAX_THREADS, SM_PIPE_MASKED_BWD_THREADS)
 
 #define SM_OTHER_TIERS(S, T)                                                                               \
@@ -165,7 +170,8 @@ SM_ONCE_GROUP(64)
 // rows up to 8 times tier 1's reach stay in registers. Not in the HIP
 // build (no clusters there); below sm_90 their bodies trap and are never
 // launched. Forward K = 4, backward K = 2, the largest of tier 1 without
-// spills; masked rows take the plain form.
+// spills; masked rows take the plain form. The "s" forms are tier 1's
+// shifted kernels over a cluster, for rows of a part pack.
 #if !defined(__HIPCC__)
 #define SM_CLUSTER_DTYPE(S, T)                                                                             \
 	SM_FWD(clus4, S, T, SM_MAX_THREADS, (fwd_rows<T, 4, false, true>(x, y, v, vec != 0, (int)group)))           \
@@ -173,7 +179,13 @@ SM_ONCE_GROUP(64)
 	SM_FWD(cpipe4, S, T, SM_MAX_THREADS, (fwd_pipe<T, 4, false, true>(x, y, v, (int)group)))                    \
 	SM_BWD(clus2, S, T, SM_MAX_THREADS, (bwd_rows<T, 2, false, true>(y, dy, dx, v, vec != 0, (int)group)))      \
 	SM_BWD(clus2m, S, T, SM_MAX_THREADS, (bwd_rows<T, 2, true, true>(y, dy, dx, v, vec != 0, (int)group)))      \
-	SM_BWD(cpipe2, S, T, SM_MAX_THREADS, (bwd_pipe<T, 2, false, true>(y, dy, dx, v, (int)group)))
+	SM_BWD(cpipe2, S, T, SM_MAX_THREADS, (bwd_pipe<T, 2, false, true>(y, dy, dx, v, (int)group)))             \
+	SM_FWD(clus4s, S, T, SM_MAX_THREADS, (fwd_rows<T, 4, false, true, true>(x, y, v, true, (int)group)))        \
+	SM_FWD(clus4ms, S, T, SM_MAX_THREADS, (fwd_rows<T, 4, true, true, true>(x, y, v, true, (int)group)))        \
+	SM_FWD(cpipe4s, S, T, SM_MAX_THREADS, (fwd_pipe<T, 4, false, true, true>(x, y, v, (int)group)))             \
+	SM_BWD(clus2s, S, T, SM_MAX_THREADS, (bwd_rows<T, 2, false, true, true>(y, dy, dx, v, true, (int)group)))   \
+	SM_BWD(clus2ms, S, T, SM_MAX_THREADS, (bwd_rows<T, 2, true, true, true>(y, dy, dx, v, true, (int)group)))   \
+	SM_BWD(cpipe2s, S, T, SM_MAX_THREADS, (bwd_pipe<T, 2, false, true, true>(y, dy, dx, v, (int)group)))
 SM_CLUSTER_DTYPE(f32, float)
 #if !SM_SPAN
 SM_CLUSTER_DTYPE(f16, sm_half)

@@ -1006,15 +1006,25 @@ __device__ __forceinline__ RowKeep<T, K> row_keep_load(const View& v, i64 mrow, 
 }
 
 // row_store writes this thread's K packs of a row. SHIFT: columns counted
-// as row_load counts them, the row's [lo, n).
-template <typename T, int K, bool SHIFT = false>
+// as row_load counts them, the row's [lo, n), and vec taken as true.
+// STORE16 (the shifted pipelined kernels): each whole pack in one asm
+// store (sm_store16), which the compiler cannot split; there it had split
+// them all into 2- and 4-byte stores (docs/PERFORMANCE.md GPU entry 88).
+template <typename T, int K, bool SHIFT = false, bool STORE16 = false>
 __device__ __forceinline__ void row_store(T* r, int n, const RowGroup& g, bool vec, const typename Num<T>::acc* val,
                                           int lo = 0) {
 	constexpr int P = PackWidth<T, 64>::value;
 #pragma unroll
 	for (int p = 0; p < K; ++p) {
 		const int col = (p * g.W + g.lane) * P;
-		if (!SHIFT || col >= lo && col + P <= n) {
+		if (STORE16 && col >= lo && col + P <= n) {
+			Pack<T, P> pk;
+#pragma unroll
+			for (int j = 0; j < P; ++j) pk.v[j] = Num<T>::out(val[p * P + j]);
+			uint4 u;
+			memcpy(&u, &pk, sizeof u);
+			sm_store16(r + col, u);
+		} else if (!SHIFT || !STORE16 && col >= lo && col + P <= n) {
 			if (col < n) store_pack<T, P>(r, col, n, vec, val + p * P);
 		} else if (col < n) {
 #pragma unroll
@@ -1093,7 +1103,7 @@ __device__ __forceinline__ double row_inv(double s) { return 1.0 / s; }
 // logf is within 1 ulp, so an output near 0, where scale*(x - m) is near
 // log(s) (at most log(columns) + 1), is off by well under the 1e-5
 // absolute tolerance of log outputs.
-template <typename T, int K, bool SCALED = true, bool SHIFT = false>
+template <typename T, int K, bool SCALED = true, bool SHIFT = false, bool STORE16 = false>
 __device__ __forceinline__ void fwd_row(const T* x, T* y, const View& v, i64 row, bool valid, bool vec,
                                         const RowGroup& g, typename Num<T>::acc* val, int lo = 0) {
 	typedef typename Num<T>::acc A;
@@ -1137,7 +1147,7 @@ __device__ __forceinline__ void fwd_row(const T* x, T* y, const View& v, i64 row
 #pragma unroll
 			for (int i = 0; i < C; ++i) val[i] *= r;
 		}
-		row_store<T, K, SHIFT>(y + (row * v.n - lo), n + lo, g, vec, val, lo);
+		row_store<T, K, SHIFT, STORE16>(y + (row * v.n - lo), n + lo, g, vec, val, lo);
 	}
 	// The rows the fast path cannot finish are taken again from memory
 	// after the others are stored: no values stay live across the exact
@@ -1310,6 +1320,13 @@ template <typename T, int K> __device__ __forceinline__ void fwd_rows_packed(con
 // own. Shared memory: 2 stages x K packs x blockDim (x2 backward), and
 // for masked kernels 2 stages x K x blockDim packs of mask bytes (a pack's
 // worth: 4 for float32, 8 for the halves).
+// SHIFT (the "pipe{K}s" and "pipe{K}cs" kernels: rows of a part pack,
+// unmasked or causal without a mask buffer) copies each row from the pack
+// boundary before it, as tier 1's shifted kernels read it (row_shift): its
+// first pack holds the row before's last columns (inside the buffer: row 0
+// starts on a boundary), its last pack is copied only up to the row's end
+// and zero-filled past it (sm_async_copy_part), and take drops the columns
+// outside [lo, l).
 
 // Pipe is one thread's pipeline: its slots for one or two buffers (x, or
 // y and dy) and, for masked kernels, the mask bytes, in two stages. Pack p
@@ -1318,8 +1335,9 @@ template <typename T, int K> __device__ __forceinline__ void fwd_rows_packed(con
 // offset is computed once for all its copies: the compiler had redone both
 // for every copy (about 14 instructions per 16-byte copy; the half types'
 // backward, 8 copies a row, spent a fifth of its instructions there).
-template <typename T, int K, bool MASKED, int ARRAYS> struct Pipe {
+template <typename T, int K, bool MASKED, int ARRAYS, bool SHIFT = false> struct Pipe {
 	static constexpr int P = PackWidth<T, 64>::value;
+	static constexpr bool MBUF = MASKED && !SHIFT; // a mask buffer may be copied
 	typedef typename MaskWord<P>::type W;
 	sm_saddr sa; // this thread's first slot (array 0, stage 0, pack 0)
 
@@ -1348,22 +1366,30 @@ template <typename T, int K, bool MASKED, int ARRAYS> struct Pipe {
 	__device__ __forceinline__ void fetch(const T* a, const T* b, const View& v, const RowGroup& g, i64 row,
 	                                      int st) {
 		const bool valid = row < v.rows;
-		const int l = row_lim<MASKED>(v, row, valid);
+		const int lo = SHIFT ? row_shift<P>(row, v.n) : 0, hi = (int)v.n + lo;
+		const int l = row_lim<MASKED>(v, row, valid) + lo;
 		if (valid) {
-			const i64 off = row * v.n;
+			const i64 off = row * v.n - lo;
 			const T* ra = sm_opaque(a + off);
 			const T* rb = ARRAYS == 2 ? sm_opaque(b + off) : nullptr;
-			const unsigned char* mr = MASKED && v.mask ? sm_opaque(v.mask + v.mask_row(row)) : nullptr;
+			const unsigned char* mr = MBUF && v.mask ? sm_opaque(v.mask + v.mask_row(row)) : nullptr;
 #pragma unroll
 			for (int p = 0; p < K; ++p) {
 				const int col = (p * g.W + g.lane) * P;
 				if (col < l) {
-					sm_async_copy<16>(slot(0, st, p), ra + col);
-					if (ARRAYS == 2) sm_async_copy<16>(slot(1, st, p), rb + col);
+					if (SHIFT) {
+						// Bytes of the pack up to the row's end: 16 but for its last.
+						const unsigned b16 = (unsigned)min(16, (hi - col) * (int)sizeof(T));
+						sm_async_copy_part(slot(0, st, p), ra + col, b16);
+						if (ARRAYS == 2) sm_async_copy_part(slot(1, st, p), rb + col, b16);
+					} else {
+						sm_async_copy<16>(slot(0, st, p), ra + col);
+						if (ARRAYS == 2) sm_async_copy<16>(slot(1, st, p), rb + col);
+					}
 					// The Go side takes the masked pipelined kernels only for masks
 					// whose rows are runs of bytes (mstride 1) that start on a pack
 					// boundary (gpu.MaskRowsAligned): one aligned copy per pack.
-					if (MASKED && mr) sm_async_copy<P>(mslot(st, p), mr + col);
+					if (MBUF && mr) sm_async_copy<P>(mslot(st, p), mr + col);
 				}
 			}
 		}
@@ -1373,13 +1399,15 @@ template <typename T, int K, bool MASKED, int ARRAYS> struct Pipe {
 	// take reads pack p of stage st of array arr back (afresh, sm_lds_if)
 	// into val as the compute type: fill for columns from the row's limit l
 	// on, for invalid rows, and (masked, with a mask buffer) for columns
-	// whose mask byte is 0. The pack's mask word is read as the pack is
+	// whose mask byte is 0; SHIFT: also for columns before lo (l counts
+	// from the boundary, as fetch's does). The pack's mask word is read as the pack is
 	// taken, so no row's worth of mask words stays live (the pipelined
 	// masked kernels ran at a quarter of the SM's warps when they did). No
 	// branch: packs past l are reads not made and selects, so a row's K
 	// reads issue back to back.
 	__device__ __forceinline__ void take(int arr, const View& v, const RowGroup& g, int l, int st, int p,
-	                                     bool valid, typename Num<T>::acc fill, typename Num<T>::acc* val) const {
+	                                     bool valid, typename Num<T>::acc fill, typename Num<T>::acc* val,
+	                                     int lo = 0) const {
 		static_assert(sizeof(Pack<T, P>) == 16, "slots hold 16-byte packs");
 		const int col = (p * g.W + g.lane) * P;
 		const bool in = valid && col < l;
@@ -1388,19 +1416,20 @@ template <typename T, int K, bool MASKED, int ARRAYS> struct Pipe {
 		Pack<T, P> pk;
 		memcpy(&pk, &u, sizeof pk);
 		W w = W(~0ull);
-		if (MASKED && v.mask) sm_lds_if(in, mslot(st, p), w);
+		if (MBUF && v.mask) sm_lds_if(in, mslot(st, p), w);
 		// Packs not taken are cut at their own end (no cut: mask_cut's shift
 		// is defined for cuts within a pack only), then dropped.
-		if (MASKED) w = mask_cut<W, P>(w, col, in ? l : col + P);
+		if (MASKED || SHIFT) w = mask_cut<W, P>(w, col, in ? l : col + P);
+		if (SHIFT && col < lo) w = (W)(w & (W)((W)~(W)0 << (8 * lo))); // col is 0 here, lo < P
 		if (!in) w = 0;
 #pragma unroll
 		for (int j = 0; j < P; ++j) val[j] = w & ((W)0xff << (8 * j)) ? Num<T>::in(pk.v[j]) : fill;
 	}
 	// take_row takes all K packs of stage st of array arr.
 	__device__ __forceinline__ void take_row(int arr, const View& v, const RowGroup& g, int l, int st, bool valid,
-	                                         typename Num<T>::acc fill, typename Num<T>::acc* val) const {
+	                                         typename Num<T>::acc fill, typename Num<T>::acc* val, int lo = 0) const {
 #pragma unroll
-		for (int p = 0; p < K; ++p) take(arr, v, g, l, st, p, valid, fill, val + p * P);
+		for (int p = 0; p < K; ++p) take(arr, v, g, l, st, p, valid, fill, val + p * P, lo);
 	}
 };
 
@@ -1410,12 +1439,12 @@ template <typename T, int K, bool MASKED, int ARRAYS> struct Pipe {
 // the cluster tier's cpipe kernels too). Three registers fewer
 // than 64-bit indices, which the half kernels at K = 4 and 64 registers
 // had spilled.
-template <typename T, int K, bool MASKED, bool CLUSTER = false>
+template <typename T, int K, bool MASKED, bool CLUSTER = false, bool SHIFT = false>
 __device__ __forceinline__ void fwd_pipe(const T* x, T* y, const View& v, int W) {
 	typedef typename Num<T>::acc A;
-	constexpr int C = K * PackWidth<T, 64>::value;
+	constexpr int P = PackWidth<T, 64>::value, C = K * P;
 	const RowGroup g(W, CLUSTER);
-	Pipe<T, K, MASKED, 1> pp;
+	Pipe<T, K, MASKED, 1, SHIFT> pp;
 	const int step = (int)g.step(), end = (int)v.rows + g.off;
 	pp.fetch(x, nullptr, v, g, g.first, 0);
 	int st = 0;
@@ -1423,10 +1452,11 @@ __device__ __forceinline__ void fwd_pipe(const T* x, T* y, const View& v, int W)
 		pp.fetch(x, nullptr, v, g, row + step, st ^ 1);
 		sm_async_wait_prior(); // this row's copies have landed
 		const bool valid = row < v.rows;
-		const int lim = row_lim<MASKED>(v, row, valid);
+		const int lo = SHIFT ? row_shift<P>(row, v.n) : 0;
+		const int lim = row_lim<MASKED>(v, row, valid) + lo;
 		A val[C];
-		pp.take_row(0, v, g, lim, st, valid, -sm_inf<A>(), val);
-		fwd_row<T, K>(x, y, v, row, valid, true, g, val);
+		pp.take_row(0, v, g, lim, st, valid, -sm_inf<A>(), val, lo);
+		fwd_row<T, K, true, SHIFT, SHIFT>(x, y, v, row, valid, true, g, val, lo);
 	}
 	sm_async_wait_all();
 	g.done();
@@ -1525,7 +1555,7 @@ __device__ __forceinline__ void grad_apply(const View& v, const GradFin<A>& f, c
 
 // bwd_row finishes one backward row whose (y, dy) this thread holds in vy
 // and vg (masked entries already (0, 0), log (-Inf, 0)).
-template <typename T, int K, bool SHIFT = false>
+template <typename T, int K, bool SHIFT = false, bool STORE16 = false>
 __device__ __forceinline__ void bwd_row(const T* y, const T* dy, T* dx, const View& v, i64 row, bool valid, bool vec,
                                         const RowGroup& g, typename Num<T>::acc* vy, typename Num<T>::acc* vg,
                                         int lo = 0) {
@@ -1541,7 +1571,7 @@ __device__ __forceinline__ void bwd_row(const T* y, const T* dy, T* dx, const Vi
 	}
 	if (!valid) return;
 	grad_apply<A, C>(v, f, vy, vg);
-	row_store<T, K, SHIFT>(dx + (row * v.n - lo), (int)v.n + lo, g, vec, vg, lo);
+	row_store<T, K, SHIFT, STORE16>(dx + (row * v.n - lo), (int)v.n + lo, g, vec, vg, lo);
 }
 
 template <typename T, int K, bool MASKED, bool CLUSTER = false, bool SHIFT = false>
@@ -1570,12 +1600,12 @@ __device__ __forceinline__ void bwd_rows(const T* y, const T* dy, T* dx, const V
 }
 
 // bwd_pipe indexes rows in 32 bits as fwd_pipe does.
-template <typename T, int K, bool MASKED, bool CLUSTER = false>
+template <typename T, int K, bool MASKED, bool CLUSTER = false, bool SHIFT = false>
 __device__ __forceinline__ void bwd_pipe(const T* y, const T* dy, T* dx, const View& v, int W) {
 	typedef typename Num<T>::acc A;
-	constexpr int C = K * PackWidth<T, 64>::value;
+	constexpr int P = PackWidth<T, 64>::value, C = K * P;
 	const RowGroup g(W, CLUSTER);
-	Pipe<T, K, MASKED, 2> pp;
+	Pipe<T, K, MASKED, 2, SHIFT> pp;
 	const A yfill = v.log ? -sm_inf<A>() : A(0);
 	const int step = (int)g.step(), end = (int)v.rows + g.off;
 	pp.fetch(y, dy, v, g, g.first, 0);
@@ -1584,11 +1614,12 @@ __device__ __forceinline__ void bwd_pipe(const T* y, const T* dy, T* dx, const V
 		pp.fetch(y, dy, v, g, row + step, st ^ 1);
 		sm_async_wait_prior();
 		const bool valid = row < v.rows;
-		const int lim = row_lim<MASKED>(v, row, valid);
+		const int lo = SHIFT ? row_shift<P>(row, v.n) : 0;
+		const int lim = row_lim<MASKED>(v, row, valid) + lo;
 		A vy[C], vg[C];
-		pp.take_row(0, v, g, lim, st, valid, yfill, vy);
-		pp.take_row(1, v, g, lim, st, valid, A(0), vg);
-		bwd_row<T, K>(y, dy, dx, v, row, valid, true, g, vy, vg);
+		pp.take_row(0, v, g, lim, st, valid, yfill, vy, lo);
+		pp.take_row(1, v, g, lim, st, valid, A(0), vg, lo);
+		bwd_row<T, K, SHIFT, SHIFT>(y, dy, dx, v, row, valid, true, g, vy, vg, lo);
 	}
 	sm_async_wait_all();
 	g.done();

@@ -130,6 +130,19 @@ func PipeOn(t Dtype, bwd bool, k, w int, keep Keep) bool {
 	return t == Float16 || t == BFloat16 || t == Float32 && bwd && (k == 4 || k == 2 && w > 256)
 }
 
+// PipeShiftOn is PipeOn for tier 1's shifted kernels (rows of a part
+// pack): PipeOn's rule, but float32 causal forward rows take the plain
+// shifted kernel. Measured on the H200 against the plain shifted kernels
+// (docs/PERFORMANCE.md GPU entry 88): the half types 1.05-1.24x faster
+// forward, 1.03-1.21x causal, 1.4-2.7x backward; float32 causal rows
+// 0.90-0.93x (64x12x197x197, 16x12x577x577). Float64 not measured.
+func PipeShiftOn(t Dtype, bwd bool, k, w int, keep Keep) bool {
+	if pipeSetting == "" && t == Float32 && !bwd && keep == KeepCausal {
+		return false
+	}
+	return PipeOn(t, bwd, k, w, keep)
+}
+
 // PipeRowsFit says whether the pipelined kernels (tier 1's and the
 // cluster tier's) may walk rows rows, step rows per step of the grid and
 // perBlock rows per block: they index rows in 32 bits
@@ -286,6 +299,20 @@ func PipeKernel(t Dtype, bwd bool, k int, keep Keep) string {
 		m = "m"
 	}
 	return tierKernel("pipe", t, bwd, k, m)
+}
+
+// PipeShiftKernel is PipeKernel's shifted form ("pipe{K}s", "pipe{K}cs";
+// CUDA), for the rows RowsShiftKernel takes: unmasked rows and causal rows
+// without a mask buffer only (ok false for a mask buffer, whose rows need
+// not line up with the data's packs).
+func PipeShiftKernel(t Dtype, bwd bool, k int, keep Keep) (name string, ok bool) {
+	switch keep {
+	case KeepAll:
+		return tierKernel("pipe", t, bwd, k, "s"), true
+	case KeepCausal:
+		return tierKernel("pipe", t, bwd, k, "cs"), true
+	}
+	return "", false
 }
 
 // PipeSmem is the dynamic shared memory of a pipelined launch: two stages
@@ -509,14 +536,30 @@ func ClusterKernel(t Dtype, bwd bool, masked, pipe bool) string {
 	return tierKernel(tier, t, bwd, clusterK(t, bwd), m)
 }
 
+// ClusterShiftKernel is ClusterKernel's shifted form ("clus{K}s",
+// "clus{K}ms", "cpipe{K}s"): tier 1's shifted kernels over a cluster, for
+// rows that are not a whole number of packs in buffers aligned to a pack.
+// Its cluster must hold the row and a pack less one column more.
+func ClusterShiftKernel(t Dtype, bwd bool, masked, pipe bool) string {
+	tier, m := "clus", "s"
+	if pipe {
+		tier = "cpipe"
+	}
+	if masked {
+		m = "ms"
+	}
+	return tierKernel(tier, t, bwd, clusterK(t, bwd), m)
+}
+
 // ClusterKernels lists every cluster kernel (cukernels/softmax.cu
 // instantiates the same).
 func ClusterKernels() []string {
 	var names []string
 	for _, t := range []Dtype{Float32, Float16, BFloat16} {
 		for _, bwd := range []bool{false, true} {
-			names = append(names, ClusterKernel(t, bwd, false, false), ClusterKernel(t, bwd, true, false),
-				ClusterKernel(t, bwd, false, true))
+			for _, f := range []func(Dtype, bool, bool, bool) string{ClusterKernel, ClusterShiftKernel} {
+				names = append(names, f(t, bwd, false, false), f(t, bwd, true, false), f(t, bwd, false, true))
+			}
 		}
 	}
 	return names

@@ -191,8 +191,14 @@ func TestClusterShape(t *testing.T) {
 	if got := ClusterKernel(Float16, true, true, false); got != "softmax_bwd_clus2m_f16" {
 		t.Errorf("ClusterKernel = %s", got)
 	}
-	if got := len(ClusterKernels()); got != 18 {
-		t.Errorf("%d cluster kernels; want 18", got)
+	if got := ClusterShiftKernel(BFloat16, false, false, true); got != "softmax_fwd_cpipe4s_bf16" {
+		t.Errorf("ClusterShiftKernel = %s", got)
+	}
+	if got := ClusterShiftKernel(Float32, true, true, false); got != "softmax_bwd_clus2ms_f32" {
+		t.Errorf("ClusterShiftKernel = %s", got)
+	}
+	if got := len(ClusterKernels()); got != 36 {
+		t.Errorf("%d cluster kernels; want 36", got)
 	}
 }
 
@@ -361,5 +367,38 @@ func TestShiftOn(t *testing.T) {
 	}
 	if got := RowsShiftKernel(Float32, false, 4, KeepAll); got != "softmax_fwd_rows4s_f32" {
 		t.Errorf("RowsShiftKernel = %s", got)
+	}
+	if pipeSetting == "" {
+		for _, c := range []struct {
+			dt   Dtype
+			bwd  bool
+			keep Keep
+			want bool
+		}{
+			{Float32, false, KeepCausal, false},
+			{Float32, true, KeepCausal, true},
+			{Float16, false, KeepCausal, true},
+			{BFloat16, false, KeepAll, true},
+			{Float32, false, KeepAll, false},
+		} {
+			if got := PipeShiftOn(c.dt, c.bwd, 2, 32, c.keep); got != c.want {
+				t.Errorf("PipeShiftOn(%v, bwd %v, 2, 32, %v) = %v, want %v", c.dt, c.bwd, c.keep, got, c.want)
+			}
+		}
+	}
+	for _, c := range []struct {
+		dt   Dtype
+		bwd  bool
+		k    int
+		keep Keep
+		want string
+	}{
+		{Float16, false, 2, KeepAll, "softmax_fwd_pipe2s_f16"},
+		{Float32, true, 4, KeepCausal, "softmax_bwd_pipe4cs_f32"},
+		{BFloat16, false, 1, KeepMask, ""},
+	} {
+		if got, ok := PipeShiftKernel(c.dt, c.bwd, c.k, c.keep); got != c.want || ok != (c.want != "") {
+			t.Errorf("PipeShiftKernel(%v, bwd %v, %d, %v) = %q, %v; want %q", c.dt, c.bwd, c.k, c.keep, got, ok, c.want)
+		}
 	}
 }
