@@ -94,7 +94,9 @@ type buffer struct {
 // upload copies b to a new allocation, off bytes past its base, with
 // guardBytes after it. The off bytes before and the guard after hold 0xff
 // (NaN in every dtype): a kernel that reads them into a result makes it
-// NaN, and intact finds one that writes them.
+// NaN, and intact finds one that writes them. A read whose bytes are
+// dropped (the shifted kernels' cut packs) leaves no trace in the values:
+// memcheck under GPU_TEST_GUARD=0 finds one past the buffer.
 func upload(t testing.TB, d *Device, b []byte, off int) buffer {
 	t.Helper()
 	all := poison(off + len(b) + guardBytes)
@@ -110,8 +112,14 @@ func upload(t testing.TB, d *Device, b []byte, off int) buffer {
 }
 
 // guardBytes is the guard after each test buffer: a 16-byte pack read or
-// written whole past the last element lands in it.
-const guardBytes = 16
+// written whole past the last element lands in it. GPU_TEST_GUARD=0 leaves
+// it out, so that such a read leaves the allocation (for memcheck).
+var guardBytes = func() int {
+	if os.Getenv("GPU_TEST_GUARD") == "0" {
+		return 0
+	}
+	return 16
+}()
 
 // intact says whether the bytes around b (before its ptr and after its
 // end) still hold what upload wrote there.
@@ -1212,36 +1220,42 @@ func TestGPUShifted(t *testing.T) {
 			causal bool
 			bwd    bool
 			shift  bool
+			pipe   bool // the pipelined shifted form (gpu.PipeShiftOn); rows not shifted are not vec either: no pipe
 		}{
-			{Float32, 77, false, false, true},
-			{Float32, 10, false, false, true},
-			{Float32, 77, true, false, false},
-			{Float32, 197, true, false, true},
-			{Float32, 77, false, true, false},
-			{Float32, 197, false, true, true},
-			{Float16, 33, false, false, false},
-			{Float16, 77, false, false, true},
-			{BFloat16, 33, true, false, true},
-			{BFloat16, 10, true, false, false},
-			{BFloat16, 77, false, true, false},
-			{Float16, 1025, false, true, true},
+			{Float32, 77, false, false, true, false},
+			{Float32, 10, false, false, true, false},
+			{Float32, 77, true, false, false, false},
+			{Float32, 197, true, false, true, false}, // float32 causal forward: plain
+			{Float32, 77, false, true, false, false},
+			{Float32, 197, false, true, true, false},
+			{Float16, 33, false, false, false, false},
+			{Float16, 77, false, false, true, true},
+			{BFloat16, 33, true, false, true, true},
+			{BFloat16, 10, true, false, false, false},
+			{BFloat16, 77, false, true, false, false},
+			{Float16, 1025, false, true, true, true},
 		} {
 			params := layout.Params{Axis: -1, Scale: 1, Causal: c.causal}
-			if p := planWith(t, d, c.dt, []int{9, c.n}, params, c.bwd, TierAuto); p.shift != c.shift {
-				t.Errorf("%v 9x%d causal %v bwd %v: kernel %s, shifted %v, want %v", c.dt, c.n, c.causal, c.bwd, p.names[0], p.shift, c.shift)
+			p := planWith(t, d, c.dt, []int{9, c.n}, params, c.bwd, TierAuto)
+			if pipe := strings.Contains(p.names[0], "_pipe"); p.shift != c.shift || pipe != c.pipe {
+				t.Errorf("%v 9x%d causal %v bwd %v: kernel %s, shifted %v, want %v, pipelined %v", c.dt, c.n, c.causal, c.bwd, p.names[0], p.shift, c.shift, c.pipe)
 			}
 		}
 	}
 	d.shift = true
-	defer func() { d.shift, d.noPipe, d.pipe = false, false, false }()
+	defer func() { d.shift, d.noPipe, d.pipe, d.pipeBlocks = false, false, false, 0 }()
 	rng := rand.New(rand.NewPCG(52, 52))
 	ran := map[string]bool{}
 	// Each row twice: in the plain shifted kernels and, where one exists
 	// (unmasked and causal rows), the pipelined ones, each wherever it can
-	// run. Masked rows take the plain kernels either way, so only the
-	// first pass runs them.
+	// run, on two blocks, so that each group walks several rows (a row's
+	// copy overlaps the row before's work). Masked rows take the plain
+	// kernels either way, so only the first pass runs them.
 	for _, pipe := range []bool{false, true} {
 		d.noPipe, d.pipe = !pipe, pipe
+		if pipe {
+			d.pipeBlocks = 2
+		}
 		for _, dt := range dtypes {
 			pk := 16 / dt.Size()
 			most := gpu.RowsMaxThreads * 4 * pk // tier 1's longest row
@@ -1620,7 +1634,10 @@ func TestGPUCluster(t *testing.T) {
 // pack, every variant, plain and pipelined, forced and through dispatch,
 // and checks that both plan them.
 func clusterShifted(t *testing.T, d *Device, rng *rand.Rand) {
-	defer func() { d.noPipe = false }()
+	// Two clusters walk the rows, so each takes several (the pipelined
+	// form copies the next while it computes one).
+	d.pipeBlocks = 2
+	defer func() { d.noPipe, d.pipeBlocks = false, 0 }()
 	for _, dt := range []Dtype{Float32, Float16, BFloat16} {
 		pk := 16 / dt.Size()
 		for _, bwd := range []bool{false, true} {
@@ -1632,6 +1649,9 @@ func clusterShifted(t *testing.T, d *Device, rng *rand.Rand) {
 				for _, noPipe := range []bool{false, true} {
 					d.noPipe = noPipe
 					for _, causal := range []bool{false, true} {
+						if tierKnobsSet() {
+							break
+						}
 						params := layout.Params{Axis: -1, Scale: 1, Causal: causal}
 						want := gpu.ClusterShiftKernel(dt, bwd, causal, !noPipe && !causal)
 						if p := planWith(t, d, dt, []int{rows, n}, params, bwd, TierCluster); !p.shift || p.names[0] != want {
@@ -1650,7 +1670,7 @@ func clusterShifted(t *testing.T, d *Device, rng *rand.Rand) {
 			}
 		}
 	}
-	d.noPipe = false
+	d.noPipe, d.pipeBlocks = false, 0
 	if tierKnobsSet() || os.Getenv("SOFTMAX_CLUSTER") != "" || os.Getenv("SOFTMAX_CGRID") != "" {
 		return
 	}

@@ -106,6 +106,7 @@ type Device struct {
 	once        bool               // tests: tier 1's one-row kernel wherever it can run
 	shift       bool               // tests: tier 1's shifted kernels wherever they fit
 	pipe        bool               // tests: tier 1's pipelined kernels wherever they can run
+	pipeBlocks  int                // tests: at most this many blocks (clusters) walk a pipelined tier 1 (cluster tier) call's rows
 	sms         int                // multiprocessors
 	smemOptin   int                // shared memory per block after opting in, bytes
 	l2          int                // L2 cache, bytes

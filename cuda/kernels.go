@@ -403,6 +403,10 @@ var splitThreadsSetting, _ = strconv.Atoi(os.Getenv("SOFTMAX_SPLIT_THREADS"))
 //
 //	inner > 1                                           -> inner
 //	SOFTMAX_CLUSTER=1 and the cluster tier holds the row -> cluster
+//	rows of a part pack in aligned buffers that tier 1
+//	  does not take (or that the next line sends to
+//	  tier 8), a cluster holds the row and a pack more,
+//	  a block per SM (clusterShiftPays)                 -> cluster
 //	masked forward half rows whose tier 1 group passes
 //	  the pipelined masked kernel's bound
 //	  (cgridBeforeRows)                                 -> cgrid
@@ -710,8 +714,8 @@ func (d *Device) clusterShiftPays(c *call) bool {
 	v := c.v
 	n, rows, pk := int64(v.N), int64(v.Outer), int64(vecBytes/c.dt.Size())
 	if !d.clusters || !gpu.ClusterOn() || v.Inner != 1 || n%pk == 0 || !aligned(c.bufs, vecBytes) ||
-		!gpu.ShiftOn(c.dt, c.bwd, gpu.KeepOf(c.mask != 0, v.Causal), n) {
-		return false
+		!gpu.ShiftOn(c.dt, c.bwd, gpu.KeepOf(c.mask != 0, v.Causal), n) || gpu.CGridForced() || gpu.CGridFirst() {
+		return false // (SOFTMAX_CGRID=1 or 2 ask for tier 8 first: theirs)
 	}
 	if d.eligible(c, TierRows) && !(rows < splitRowsPer*int64(d.sms) && n >= splitMinN) && !d.cgridBeforeRows(c) {
 		return false // tier 1's
@@ -855,7 +859,11 @@ func (d *Device) makePlan(c *call) (plan, error) {
 				if most := gpu.PipeBlocksCap(c.dt, c.bwd, k, w, keep); most > 0 {
 					per = min(per, most)
 				}
-				if grid := min(want, int64(per*d.sms)); gpu.PipeRowsFit(rows, grid*int64(perBlock), int64(perBlock)) {
+				grid := min(want, int64(per*d.sms))
+				if d.pipeBlocks > 0 {
+					grid = min(grid, int64(d.pipeBlocks))
+				}
+				if gpu.PipeRowsFit(rows, grid*int64(perBlock), int64(perBlock)) {
 					p.names[0], p.smem = pipe.name, smem
 					p.grid[0] = int(grid)
 				}
@@ -915,6 +923,9 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		most := d.maxClusters(kn, threads, p.smem, blocks, false)
 		if most <= 0 {
 			return plan{}, fmt.Errorf("cuda: %s: no cluster of %d blocks of %d threads (%d bytes shared) fits the device", kn.name, blocks, threads, p.smem)
+		}
+		if d.pipeBlocks > 0 {
+			most = min(most, d.pipeBlocks)
 		}
 		p.grid[0] = int(min(rows, int64(most))) * blocks
 	case TierCached:

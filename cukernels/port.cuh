@@ -236,7 +236,10 @@ __device__ __forceinline__ void sm_async_copy_part(sm_saddr s, const void* gmem,
 // On CUDA it is an asm store, which the compiler cannot split: in the
 // shifted pipelined kernels it had split a row's whole-pack stores into
 // 2-byte ones, merging them with the stores of the packs the row's ends
-// cut (docs/PERFORMANCE.md GPU entry 88).
+// cut (docs/PERFORMANCE.md GPU entry 88). It declares no memory clobber,
+// so the compiler may move other memory accesses across it: its callers
+// never read back what it wrote (a row's output is written once, after
+// its last read of the row).
 __device__ __forceinline__ void sm_store16(void* p, uint4 u) {
 #if defined(__HIPCC__)
 	*reinterpret_cast<uint4*>(p) = u;

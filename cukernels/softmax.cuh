@@ -1006,13 +1006,15 @@ __device__ __forceinline__ RowKeep<T, K> row_keep_load(const View& v, i64 mrow, 
 }
 
 // row_store writes this thread's K packs of a row. SHIFT: columns counted
-// as row_load counts them, the row's [lo, n), and vec taken as true.
-// STORE16 (the shifted pipelined kernels): each whole pack in one asm
-// store (sm_store16), which the compiler cannot split; there it had split
-// them all into 2- and 4-byte stores (docs/PERFORMANCE.md GPU entry 88).
+// as row_load counts them, the row's [lo, n) (the shifted kernels pass
+// vec true). STORE16 (the shifted pipelined kernels): each whole pack in
+// one asm store (sm_store16), which the compiler cannot split; there it
+// had split them all into 2- and 4-byte stores (docs/PERFORMANCE.md GPU
+// entry 88).
 template <typename T, int K, bool SHIFT = false, bool STORE16 = false>
 __device__ __forceinline__ void row_store(T* r, int n, const RowGroup& g, bool vec, const typename Num<T>::acc* val,
                                           int lo = 0) {
+	static_assert(!STORE16 || SHIFT, "STORE16 stores whole packs unconditionally: shifted kernels only");
 	constexpr int P = PackWidth<T, 64>::value;
 #pragma unroll
 	for (int p = 0; p < K; ++p) {
