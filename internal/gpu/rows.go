@@ -526,14 +526,7 @@ var gridSetting = os.Getenv("SOFTMAX_GRID")
 // ClusterKernel names the cluster tier's kernel: pipe for the form that
 // copies each block's share of the next row ahead (unmasked rows only).
 func ClusterKernel(t Dtype, bwd bool, masked, pipe bool) string {
-	tier, m := "clus", ""
-	if pipe {
-		tier = "cpipe"
-	}
-	if masked {
-		m = "m"
-	}
-	return tierKernel(tier, t, bwd, clusterK(t, bwd), m)
+	return clusterKernel(t, bwd, masked, pipe, "")
 }
 
 // ClusterShiftKernel is ClusterKernel's shifted form ("clus{K}s",
@@ -541,14 +534,18 @@ func ClusterKernel(t Dtype, bwd bool, masked, pipe bool) string {
 // rows that are not a whole number of packs in buffers aligned to a pack.
 // Its cluster must hold the row and a pack less one column more.
 func ClusterShiftKernel(t Dtype, bwd bool, masked, pipe bool) string {
-	tier, m := "clus", "s"
+	return clusterKernel(t, bwd, masked, pipe, "s")
+}
+
+func clusterKernel(t Dtype, bwd bool, masked, pipe bool, shift string) string {
+	tier, m := "clus", ""
 	if pipe {
 		tier = "cpipe"
 	}
 	if masked {
-		m = "ms"
+		m = "m"
 	}
-	return tierKernel(tier, t, bwd, clusterK(t, bwd), m)
+	return tierKernel(tier, t, bwd, clusterK(t, bwd), m+shift)
 }
 
 // ClusterKernels lists every cluster kernel (cukernels/softmax.cu
