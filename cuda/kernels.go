@@ -713,8 +713,7 @@ func (d *Device) cgridBeforeRows(c *call) bool {
 func (d *Device) clusterShiftPays(c *call) bool {
 	v := c.v
 	n, rows, pk := int64(v.N), int64(v.Outer), int64(vecBytes/c.dt.Size())
-	if !d.clusters || !gpu.ClusterOn() || v.Inner != 1 || n%pk == 0 || !aligned(c.bufs, vecBytes) ||
-		!gpu.ShiftOn(c.dt, c.bwd, gpu.KeepOf(c.mask != 0, v.Causal), n) || gpu.CGridForced() || gpu.CGridFirst() {
+	if !d.clusters || !gpu.ClusterOn() || v.Inner != 1 || !d.shifts(c, n, pk) || gpu.CGridForced() || gpu.CGridFirst() {
 		return false // (SOFTMAX_CGRID=1 or 2 ask for tier 8 first: theirs)
 	}
 	if d.eligible(c, TierRows) && !(rows < splitRowsPer*int64(d.sms) && n >= splitMinN) && !d.cgridBeforeRows(c) {
@@ -722,6 +721,14 @@ func (d *Device) clusterShiftPays(c *call) bool {
 	}
 	_, blocks, _, ok := gpu.ClusterShape(c.dt, c.bwd, n+pk-1, warpSize)
 	return ok && rows*int64(blocks) >= int64(d.sms)
+}
+
+// shifts says whether c's rows of n columns, pk to a pack, take the
+// shifted kernels where they fit: rows of a part pack in buffers aligned
+// to a pack, where gpu.ShiftOn says they pay (tests: Device.shift,
+// wherever they fit).
+func (d *Device) shifts(c *call, n, pk int64) bool {
+	return n%pk != 0 && aligned(c.bufs, vecBytes) && (d.shift || gpu.ShiftOn(c.dt, c.bwd, gpu.KeepOf(c.mask != 0, c.v.Causal), n))
 }
 
 // cgridMinBlocks is the fewest blocks for which dispatch takes tier 8:
@@ -801,7 +808,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		// which read each row from the pack boundary before it (softmax.cuh
 		// row_shift), where they pay (gpu.ShiftOn) and the row and pk-1
 		// columns more still fit.
-		if !p.vec && (d.shift || gpu.ShiftOn(c.dt, c.bwd, keep, n)) && aligned(c.bufs, vecBytes) {
+		if d.shifts(c, n, int64(pk)) {
 			if ks, ws, ok := gpu.RowsShape(c.dt, c.bwd, keep, n+int64(pk)-1, warpSize); ok {
 				k, w, p.shift = ks, ws, true
 				name = gpu.RowsShiftKernel(c.dt, c.bwd, k, keep)
@@ -841,17 +848,16 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		// The masked pipelined kernels copy each row's mask bytes in
 		// packs: they need every mask row aligned to a pack.
 		maskOK := keep != gpu.KeepMask || uintptr(c.mask)%uintptr(pk) == 0 && gpu.MaskRowsAligned(v, int64(pk))
-		pipe := d.set(c)[gpu.PipeKernel(c.dt, c.bwd, k, keep)]
-		if !p.vec || packed || !maskOK {
-			pipe = nil
-		}
-		pipeOn := gpu.PipeOn
 		// Rows of a part pack (unmasked or causal) take the shifted form.
+		var pipe *kernel
+		pipeOn := gpu.PipeOn
 		if p.shift {
-			pipe, pipeOn = nil, gpu.PipeShiftOn
+			pipeOn = gpu.PipeShiftOn
 			if name, ok := gpu.PipeShiftKernel(c.dt, c.bwd, k, keep); ok {
 				pipe = d.set(c)[name]
 			}
+		} else if p.vec && !packed && maskOK {
+			pipe = d.set(c)[gpu.PipeKernel(c.dt, c.bwd, k, keep)]
 		}
 		if pipe != nil && !d.noPipe && (d.pipe || pipeOn(c.dt, c.bwd, k, w, keep)) {
 			smem := gpu.PipeSmem(c.dt, c.bwd, keep, k, threads)
@@ -899,7 +905,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
 		// Rows of a part pack in aligned buffers take the shifted kernels
 		// (tier 1's, over a cluster) where the row and pk-1 columns more fit.
-		if !p.vec && (d.shift || gpu.ShiftOn(c.dt, c.bwd, gpu.KeepOf(c.mask != 0, v.Causal), n)) && aligned(c.bufs, vecBytes) {
+		if d.shifts(c, n, int64(pk)) {
 			if ks, bs, ts, ok := gpu.ClusterShape(c.dt, c.bwd, n+int64(pk)-1, warpSize); ok {
 				k, blocks, threads, p.shift = ks, bs, ts, true
 			}
