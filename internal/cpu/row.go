@@ -123,7 +123,13 @@ func (r *row[T]) combine(parts []part) part {
 func (r *row[T]) apply(lo, hi int, own, total part) {
 	x, y := r.x, r.y
 	if !r.log {
-		f := T(math.Exp(scaledDiff(own.max, total.max, r.scale)) / total.sum())
+		// A block holding the row's maximum (every row of one block) has
+		// exp(0) = 1 for its factor: math.Exp costs ~12 ns, 10% of a row of
+		// 128 float32 columns.
+		f := T(1 / total.sum())
+		if own.max != total.max {
+			f = T(math.Exp(scaledDiff(own.max, total.max, r.scale)) / total.sum())
+		}
 		if own.sum() == 0 {
 			f = 0
 		}
