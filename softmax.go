@@ -57,8 +57,10 @@
 // float64, exp within a few ulp); log-softmax outputs near 0 also within
 // 1e-15 absolute, the rounding of a sum near 1 (the CPU kernels take
 // log1p and do better; the GPU kernels take log). Float32: softmax outputs within 1e-5
-// relative (a few float32 ulps in practice: the exponential is within 1 ulp
-// and sums are kept in float64); log-softmax within 1e-5 absolute plus
+// relative (the argument scale*(x - max) carries one float32 rounding,
+// 6e-8*|scale*(x - max)| relative in the output, 5.3e-6 at the bottom of
+// float32's normal range and a few ulps near the maximum; the exponential
+// adds an ulp or two and sums are kept in float64); log-softmax within 1e-5 absolute plus
 // 2^-22 relative (about four float32 roundings: on the GPU, x - max and
 // its product with the scale are formed in float32). Gradients: 1e-12
 // (float64) and 1e-5 (float32) relative to the magnitude of the terms

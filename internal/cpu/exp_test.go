@@ -165,6 +165,74 @@ func checkVectorExp(t *testing.T) {
 	}
 }
 
+// TestVectorExpScaled holds the float32 exp loops to e**((x - m)*s) at
+// scales float32 cannot hold exactly and maxima away from 0, with the
+// argument formed in float64: within 6e-8*|a| relative (one rounding of the
+// argument) plus 4 ulps, for every normal result, at each level. In
+// float32, (x - m)*s rounded three times, 1.25e-5 off at a = -85 (a
+// review's probe: softmax of [-26.58, -584.4, ...] at scale 0.1527).
+func TestVectorExpScaled(t *testing.T) {
+	defer func(a2, a512 bool) { hasAVX2, hasAVX512 = a2, a512 }(hasAVX2, hasAVX512)
+	for _, l := range []struct {
+		name      string
+		avx2, avx bool
+	}{{"avx512", hasAVX2, hasAVX512}, {"avx2", hasAVX2, false}, {"go", false, false}} {
+		if (l.name == "avx512" && !hasAVX512) || (l.name == "avx2" && !l.avx2) {
+			continue
+		}
+		hasAVX2, hasAVX512 = l.avx2, l.avx
+		t.Run(l.name, checkVectorExpScaled)
+	}
+}
+
+func checkVectorExpScaled(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 54))
+	const n = 4096
+	x, y := make([]float32, n), make([]float32, n)
+	worst := 0.0
+	for _, s := range []float64{0.15267122549940249, 1 / math.Sqrt(96), 1 / math.Sqrt(48), 0.1, 0.7, 3.3, 1e-3, 1, 0x1p-120} {
+		for _, m := range []float64{0, -26.580719, 26.580719, 1000.5, -3e5, 5e5 / s, 0x1p16 / s, -0x1p16 / s, 6e4 / s, 3e20, -1e-30} {
+			mf := float32(max(-1e38, min(m, 1e38))) // the row's maximum, finite
+			for i := range x {
+				// a = (x - m)*s spread over [-104, 0], half of it past -55
+				// where three roundings passed 1e-5; x[0] is the maximum.
+				a := -rng.Float64() * 104
+				if i == 0 {
+					a = 0
+				}
+				x[i] = min(mf, float32(float64(mf)+a/s))
+			}
+			m := float64(mf)
+			for _, store := range []bool{true, false} {
+				out := y
+				if !store {
+					out = nil
+				}
+				sum := expStore32(x, out, m, s)
+				var want float64
+				for i, v := range x {
+					a := (float64(v) - m) * s
+					e := math.Exp(a)
+					want += e
+					if !store || e < 0x1p-126 {
+						continue
+					}
+					tol := 6e-8*math.Abs(a) + 4*0x1p-24
+					if d := math.Abs(float64(y[i])-e) / e; !(d <= tol) {
+						t.Fatalf("s %v m %v: exp((%v - m)*s) = exp(%v) = %v, want %v: %.3g relative, over %.3g", s, m, v, a, y[i], e, d, tol)
+					} else {
+						worst = max(worst, d/tol)
+					}
+				}
+				if math.Abs(sum-want) > 1e-6*want {
+					t.Fatalf("s %v m %v: sum %v, want %v", s, m, sum, want)
+				}
+			}
+		}
+	}
+	t.Logf("worst error: %.2f of the bound", worst)
+}
+
 // TestVectorExp64Accuracy compares the float64 exp loop with math.Exp on
 // random arguments over [-745, 0] and near the ends: within 4 ulp (the
 // float64 kernels promise 1e-12 relative; this is ~1e-15).

@@ -32,18 +32,25 @@ GLOBL c512<>(SB), RODATA|NOPTR, $44
 	VBROADCASTSS c512<>+36(SB), Z29 \
 	VBROADCASTSS c512<>+40(SB), Z30
 
-// EXP16 computes Z3 = exp((Z0 - Z15) * Z14) for 16 lanes; clobbers Z0-Z4
-// and K1. Below the floor: 0. NaN stays NaN (the argument is VMAXPS's
-// second source).
+// SCALED16 is SCALED8 (hot_amd64.s) for 16 lanes: Z0 = x*sh - ph and the
+// correction Z5 = x*sl - pl (Z14 sh, Z16 sl, Z15 -ph, Z17 -pl).
+#define SCALED16 \
+	VMOVAPS Z17, Z5 \
+	VFMADD231PS Z16, Z0, Z5 \
+	VFMADD213PS Z15, Z14, Z0
+
+// EXP16 computes Z3 = exp(Z0 + Z5) for 16 lanes, Z5 a small correction
+// (SCALED16's, or 0) added to the reduced argument; clobbers Z0-Z4 and
+// K1. Below the floor: 0. NaN stays NaN (the argument is VMAXPS's second
+// source).
 #define EXP16 \
-	VSUBPS Z15, Z0, Z0 \
-	VMULPS Z14, Z0, Z0 \
 	VCMPPS $1, Z23, Z0, K1 \
 	VMAXPS Z0, Z23, Z0 \
 	VMULPS Z20, Z0, Z2 \
 	VRNDSCALEPS $0, Z2, Z2 \
 	VFMADD231PS Z21, Z2, Z0 \
 	VFMADD231PS Z22, Z2, Z0 \
+	VADDPS Z5, Z0, Z0 \
 	VMOVAPS Z25, Z3 \
 	VFMADD213PS Z26, Z0, Z3 \
 	VFMADD213PS Z27, Z0, Z3 \
@@ -74,20 +81,23 @@ GLOBL c512<>(SB), RODATA|NOPTR, $44
 	VPERMILPD $1, X11, X12 \
 	VADDSD X12, X11, X11
 
-// func expStoreAVX512(x, y []float32, m, s float32) float64
+// func expStoreAVX512(x, y []float32, a expArg) float64
 // len(x) is a positive multiple of 16 and len(y) >= len(x).
-TEXT ·expStoreAVX512(SB), NOSPLIT, $0-64
+TEXT ·expStoreAVX512(SB), NOSPLIT, $0-72
 	MOVQ x_base+0(FP), SI
 	MOVQ x_len+8(FP), CX
 	MOVQ y_base+24(FP), DI
-	VBROADCASTSS m+48(FP), Z15
-	VBROADCASTSS s+52(FP), Z14
+	VBROADCASTSS a_sh+48(FP), Z14
+	VBROADCASTSS a_sl+52(FP), Z16
+	VBROADCASTSS a_nph+56(FP), Z15
+	VBROADCASTSS a_npl+60(FP), Z17
 	LOADCONSTS
 	VXORPD Z11, Z11, Z11
 	VXORPD Z12, Z12, Z12
 
 store512:
 	VMOVUPS (SI), Z0
+	SCALED16
 	EXP16
 	VMOVUPS Z3, (DI)
 	SUM16
@@ -96,30 +106,33 @@ store512:
 	SUBQ $16, CX
 	JNZ  store512
 	HSUM512
-	MOVSD X11, ret+56(FP)
+	MOVSD X11, ret+64(FP)
 	VZEROUPPER
 	RET
 
-// func expSumAVX512(x []float32, m, s float32) float64
+// func expSumAVX512(x []float32, a expArg) float64
 // len(x) is a positive multiple of 16.
-TEXT ·expSumAVX512(SB), NOSPLIT, $0-40
+TEXT ·expSumAVX512(SB), NOSPLIT, $0-48
 	MOVQ x_base+0(FP), SI
 	MOVQ x_len+8(FP), CX
-	VBROADCASTSS m+24(FP), Z15
-	VBROADCASTSS s+28(FP), Z14
+	VBROADCASTSS a_sh+24(FP), Z14
+	VBROADCASTSS a_sl+28(FP), Z16
+	VBROADCASTSS a_nph+32(FP), Z15
+	VBROADCASTSS a_npl+36(FP), Z17
 	LOADCONSTS
 	VXORPD Z11, Z11, Z11
 	VXORPD Z12, Z12, Z12
 
 sum512:
 	VMOVUPS (SI), Z0
+	SCALED16
 	EXP16
 	SUM16
 	ADDQ $64, SI
 	SUBQ $16, CX
 	JNZ  sum512
 	HSUM512
-	MOVSD X11, ret+32(FP)
+	MOVSD X11, ret+40(FP)
 	VZEROUPPER
 	RET
 
@@ -176,8 +189,7 @@ TEXT ·logGradAVX512(SB), NOSPLIT, $0-80
 	MOVQ dy_base+24(FP), BX
 	MOVQ dx_base+48(FP), DI
 	LOADCONSTS
-	VXORPS Z15, Z15, Z15 // EXP16's shift: 0
-	VMOVAPS Z24, Z14     // EXP16's scale: 1
+	VXORPS Z5, Z5, Z5 // EXP16's correction: 0 (its argument is y itself)
 	VBROADCASTSS c+72(FP), Z10
 	VBROADCASTSS s+76(FP), Z9
 

@@ -18,10 +18,10 @@ func xgetbv() (eax, edx uint32)
 func maxAVX2(x []float32) (m float32, nan bool)
 
 //go:noescape
-func expStoreAVX2(x, y []float32, m, s float32) float64
+func expStoreAVX2(x, y []float32, a expArg) float64
 
 //go:noescape
-func expSumAVX2(x []float32, m, s float32) float64
+func expSumAVX2(x []float32, a expArg) float64
 
 //go:noescape
 func scaleAVX2(y []float32, f float32)
@@ -42,10 +42,10 @@ func softmaxGradAVX2(y, dy, dx []float32, c, s float32)
 func logGradAVX2(y, dy, dx []float32, c, s float32)
 
 //go:noescape
-func expStoreAVX512(x, y []float32, m, s float32) float64
+func expStoreAVX512(x, y []float32, a expArg) float64
 
 //go:noescape
-func expSumAVX512(x []float32, m, s float32) float64
+func expSumAVX512(x []float32, a expArg) float64
 
 //go:noescape
 func maxAVX512(x []float32) (m float32, nan bool)
@@ -124,32 +124,56 @@ func max32(x []float32) float32 {
 	return max(m, maxGo(x))
 }
 
-// expStore32's vector kernels take m and s in float32. Where x - m could
-// pass float32's range with s*(x - m) still short of exp's underflow (m >=
-// 2^103 and s under 1), or where s is a float32 subnormal, with too few
-// bits for a span of 2^102 or more, the float64 loop takes the block:
-// such rows and scales are rare, and a rounded -Inf there cost the terms
-// of the row's far end (softmax of [3e38, -3e38] at scale 1e-38).
+// expArg is the exponent s*(x - m) as the float32 vector kernels form it
+// (SCALED8, SCALED16): x*sh - ph in one fma, plus x*sl - pl added to the
+// reduced argument, where sh + sl = s and ph + pl = m*s (so nph = -ph and
+// npl = -pl). The fma rounds once where (x - m)*s in float32 rounded three
+// times: e**a within 6e-8*|a| relative plus an ulp or two, 5.3e-6 at the
+// bottom of float32's normal range, where it was 1.25e-5 (at scales
+// float32 cannot hold exactly).
+type expArg struct{ sh, sl, nph, npl float32 }
+
+// vecExpSpan bounds |m*s| for the vector kernels. The correction x*sl -
+// pl is at most (|x*s| + |m*s|)*2^-24, under 2^-7 here for every lane not
+// below exp's floor; it joins the reduced argument after n is taken from
+// x*sh - ph alone (one add fewer a vector, 8% of the loop on rows in
+// cache), so it must stay small for the polynomial's interval. pl's own
+// rounding (2^-48 of m*s) stays under 2^-32 of the exponent. Rows with a
+// larger |max*scale| take the float64 loop.
+const vecExpSpan = 0x1p16
+
+// newExpArg splits s and m*s for the vector kernels; ok is false where
+// the float64 loop takes the row instead: |m*s| past vecExpSpan, or s a
+// float32 subnormal, whose sh keeps too few bits.
+func newExpArg(m, s float64) (a expArg, ok bool) {
+	ms := m * s
+	if s < 0x1p-126 || math.Abs(ms) > vecExpSpan {
+		return a, false
+	}
+	sh, ph := float32(s), float32(ms)
+	return expArg{sh: sh, sl: float32(s - float64(sh)), nph: -ph, npl: -float32(ms - float64(ph))}, true
+}
+
 func expStore32(x, y []float32, m, s float64) float64 {
-	if s < 1 && (m >= 0x1p103 || s < 0x1p-126) {
+	a, ok := newExpArg(m, s)
+	if !ok {
 		return expStoreGo(x, y, m, s)
 	}
 	var sum float64
-	mf, sf := float32(m), float32(s)
 	if n := len(x) &^ 15; hasAVX512 && n > 0 {
 		if y == nil {
-			sum = expSumAVX512(x[:n], mf, sf)
+			sum = expSumAVX512(x[:n], a)
 		} else {
-			sum = expStoreAVX512(x[:n], y[:n], mf, sf)
+			sum = expStoreAVX512(x[:n], y[:n], a)
 			y = y[n:]
 		}
 		x = x[n:]
 	}
 	if n := len(x) &^ 7; hasAVX2 && n > 0 {
 		if y == nil {
-			sum += expSumAVX2(x[:n], mf, sf)
+			sum += expSumAVX2(x[:n], a)
 		} else {
-			sum += expStoreAVX2(x[:n], y[:n], mf, sf)
+			sum += expStoreAVX2(x[:n], y[:n], a)
 			y = y[n:]
 		}
 		x = x[n:]

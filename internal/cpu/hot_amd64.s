@@ -98,15 +98,29 @@ maxdone:
 	VZEROUPPER
 	RET
 
-// EXP8 computes Y3 = exp((Y0 - Y15) * Y14) for 8 lanes; clobbers Y0-Y2,
-// Y4, Y8 and Y13. 2**n is applied as two factors 2**(n>>1) and
-// 2**(n-n>>1), so results in float32's subnormal range round once instead
-// of flushing to 0. Lanes whose argument is below the floor give 0; NaN stays NaN
-// (VMAXPS returns its second source when either is NaN, so the argument
-// goes second).
+// SCALED8 forms the argument of EXP8 for 8 lanes of x in Y0: a = x*s -
+// m*s as Y0 = x*sh - ph (one fma: one rounding) and the correction Y5 =
+// x*sl - pl, with s = sh + sl and m*s = ph + pl split into float32 pairs
+// (Y14 sh, Y6 sl, Y15 -ph, Y7 -pl). (x - m)*s formed in float32 rounded
+// three times (the scale, the difference, the product): about 2e-7*|a|
+// relative in e**a, 1.25e-5 at the bottom of float32's normal range.
+// One rounding is 6e-8*|a|: within 5.3e-6 there. expStore32 takes rows
+// with |m*s| at most 2^16 here, so |Y5| stays under 2^-7: the reduced
+// argument plus Y5 stays within 0.355, where the polynomial holds.
+#define SCALED8 \
+	VMOVAPS Y7, Y5 \
+	VFMADD231PS Y6, Y0, Y5 \
+	VFMADD213PS Y15, Y14, Y0
+
+// EXP8 computes Y3 = exp(Y0 + Y5) for 8 lanes, Y5 a small correction
+// (SCALED8's, or 0); clobbers Y0-Y2, Y4, Y8 and Y13. The correction joins
+// the reduced argument (n comes from Y0 alone), so it is not rounded into
+// Y0's magnitude. 2**n is
+// applied as two factors 2**(n>>1) and 2**(n-n>>1), so results in
+// float32's subnormal range round once instead of flushing to 0. Lanes
+// whose argument is below the floor give 0; NaN stays NaN (VMAXPS returns
+// its second source when either is NaN, so the argument goes second).
 #define EXP8 \
-	VSUBPS Y15, Y0, Y0 \
-	VMULPS Y14, Y0, Y0 \
 	VMOVUPS floor<>(SB), Y8 \
 	VCMPPS $1, Y8, Y0, Y1 \
 	VMAXPS Y0, Y8, Y0 \
@@ -114,6 +128,7 @@ maxdone:
 	VROUNDPS $0, Y2, Y2 \
 	VFMADD231PS nln2hi<>(SB), Y2, Y0 \
 	VFMADD231PS nln2lo<>(SB), Y2, Y0 \
+	VADDPS Y5, Y0, Y0 \
 	VMOVUPS c0<>(SB), Y3 \
 	VFMADD213PS c1<>(SB), Y0, Y3 \
 	VFMADD213PS c2<>(SB), Y0, Y3 \
@@ -142,19 +157,22 @@ maxdone:
 	VCVTPS2PD X3, Y2 \
 	VADDPD Y2, Y12, Y12
 
-// func expStoreAVX2(x, y []float32, m, s float32) float64
+// func expStoreAVX2(x, y []float32, a expArg) float64
 // len(x) is a positive multiple of 8 and len(y) >= len(x).
-TEXT ·expStoreAVX2(SB), NOSPLIT, $0-64
+TEXT ·expStoreAVX2(SB), NOSPLIT, $0-72
 	MOVQ x_base+0(FP), SI
 	MOVQ x_len+8(FP), CX
 	MOVQ y_base+24(FP), DI
-	VBROADCASTSS m+48(FP), Y15
-	VBROADCASTSS s+52(FP), Y14
+	VBROADCASTSS a_sh+48(FP), Y14
+	VBROADCASTSS a_sl+52(FP), Y6
+	VBROADCASTSS a_nph+56(FP), Y15
+	VBROADCASTSS a_npl+60(FP), Y7
 	VXORPD Y11, Y11, Y11
 	VXORPD Y12, Y12, Y12
 
 storeloop:
 	VMOVUPS (SI), Y0
+	SCALED8
 	EXP8
 	VMOVUPS Y3, (DI)
 	SUM8
@@ -168,22 +186,25 @@ storeloop:
 	VADDPD X12, X11, X11
 	VPERMILPD $1, X11, X12
 	VADDSD X12, X11, X11
-	MOVSD X11, ret+56(FP)
+	MOVSD X11, ret+64(FP)
 	VZEROUPPER
 	RET
 
-// func expSumAVX2(x []float32, m, s float32) float64
+// func expSumAVX2(x []float32, a expArg) float64
 // len(x) is a positive multiple of 8.
-TEXT ·expSumAVX2(SB), NOSPLIT, $0-40
+TEXT ·expSumAVX2(SB), NOSPLIT, $0-48
 	MOVQ x_base+0(FP), SI
 	MOVQ x_len+8(FP), CX
-	VBROADCASTSS m+24(FP), Y15
-	VBROADCASTSS s+28(FP), Y14
+	VBROADCASTSS a_sh+24(FP), Y14
+	VBROADCASTSS a_sl+28(FP), Y6
+	VBROADCASTSS a_nph+32(FP), Y15
+	VBROADCASTSS a_npl+36(FP), Y7
 	VXORPD Y11, Y11, Y11
 	VXORPD Y12, Y12, Y12
 
 sumloop:
 	VMOVUPS (SI), Y0
+	SCALED8
 	EXP8
 	SUM8
 	ADDQ $32, SI
@@ -195,7 +216,7 @@ sumloop:
 	VADDPD X12, X11, X11
 	VPERMILPD $1, X11, X12
 	VADDSD X12, X11, X11
-	MOVSD X11, ret+32(FP)
+	MOVSD X11, ret+40(FP)
 	VZEROUPPER
 	RET
 
@@ -331,8 +352,7 @@ TEXT ·logGradAVX2(SB), NOSPLIT, $0-80
 	MOVQ y_len+8(FP), CX
 	MOVQ dy_base+24(FP), BX
 	MOVQ dx_base+48(FP), DI
-	VXORPS Y15, Y15, Y15 // EXP8's shift: 0
-	VBROADCASTSS one<>(SB), Y14 // EXP8's scale: 1
+	VXORPS Y5, Y5, Y5 // EXP8's correction: 0 (its argument is y itself)
 	VBROADCASTSS c+72(FP), Y10
 	VBROADCASTSS s+76(FP), Y9
 
