@@ -45,7 +45,9 @@
 //     [0.5, 0.5, 0] (the limit of equal large entries), log-softmax
 //     [-log 2, -log 2, -Inf].
 //   - -Inf entries get 0 (log: -Inf). A row whose kept entries are all -Inf
-//     is treated as fully masked: all 0, gradient 0 (PyTorch gives NaN).
+//     is treated as fully masked: all 0, gradient 0 (PyTorch gives NaN);
+//     for softmax, 0 where dy is finite: an infinite or NaN dy on such a
+//     row gives NaN, as 0*Inf does (log-softmax: 0 whatever dy).
 //
 // Gradients flow to x only; the mask is not differentiable. The backward is
 // dx = s*y*(dy - sum(dy*y)) for softmax and dx = s*(dy - exp(y)*sum(dy)) for
