@@ -154,6 +154,41 @@ func TestFullyMaskedRows(t *testing.T) {
 	}
 }
 
+// TestAllNegInfRowGradient pins the documented gradient of a row whose
+// entries are all -Inf: 0 for a finite dy; softmax gives NaN where dy is
+// infinite or NaN (0*Inf), log-softmax 0 whatever dy.
+func TestAllNegInfRowGradient(t *testing.T) {
+	x := dense64([]int{2, 3}, ninf, ninf, ninf, 1, 2, 3)
+	for _, log := range []bool{false, true} {
+		fwd, grad := softmax.SoftMaxTensor, softmax.SoftMaxGrad
+		if log {
+			fwd, grad = softmax.LogSoftMaxTensor, softmax.LogSoftMaxGrad
+		}
+		y, err := fwd(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			dy      []float64
+			wantNaN bool
+		}{
+			{[]float64{1, -2, 3}, false},
+			{[]float64{inf, 1, nan}, !log},
+		} {
+			dx, err := grad(y, dense64([]int{2, 3}, append(c.dy, 1, 2, 3)...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range dx.Float64s()[:3] {
+				if c.wantNaN && !math.IsNaN(v) || !c.wantNaN && v != 0 {
+					t.Errorf("log=%v dy %v: dx = %v, want all %v", log, c.dy, dx.Float64s()[:3], map[bool]string{true: "NaN", false: "0"}[c.wantNaN])
+					break
+				}
+			}
+		}
+	}
+}
+
 // TestGorgoniaRowMaxBug: Gorgonia's built-in softmax starts every row's
 // maximum from the tensor's first element, so row 2 here comes out NaN.
 func TestGorgoniaRowMaxBug(t *testing.T) {
