@@ -103,7 +103,11 @@ func BenchmarkMathExp(b *testing.B) {
 // AVX2 or exp32, whichever this CPU runs, and each lesser one) on every
 // float32 in [-104, 0] (every 97th with -short or -race): within 2 ulp of
 // the float64 result rounded to float32.
-func TestVectorExpAccuracy(t *testing.T) {
+func TestVectorExpAccuracy(t *testing.T) { eachLevel(t, checkVectorExp) }
+
+// eachLevel runs check as a subtest at each instruction-set level this
+// machine has (AVX-512, AVX2, Go), forcing the lower ones.
+func eachLevel(t *testing.T, check func(*testing.T)) {
 	defer func(a2, a512 bool) { hasAVX2, hasAVX512 = a2, a512 }(hasAVX2, hasAVX512)
 	levels := []struct {
 		name      string
@@ -114,7 +118,7 @@ func TestVectorExpAccuracy(t *testing.T) {
 			continue
 		}
 		hasAVX2, hasAVX512 = l.avx2, l.avx
-		t.Run(l.name, checkVectorExp)
+		t.Run(l.name, check)
 	}
 }
 
@@ -171,19 +175,7 @@ func checkVectorExp(t *testing.T) {
 // argument) plus 4 ulps, for every normal result, at each level. In
 // float32, (x - m)*s rounded three times, 1.25e-5 off at a = -85 (a
 // review's probe: softmax of [-26.58, -584.4, ...] at scale 0.1527).
-func TestVectorExpScaled(t *testing.T) {
-	defer func(a2, a512 bool) { hasAVX2, hasAVX512 = a2, a512 }(hasAVX2, hasAVX512)
-	for _, l := range []struct {
-		name      string
-		avx2, avx bool
-	}{{"avx512", hasAVX2, hasAVX512}, {"avx2", hasAVX2, false}, {"go", false, false}} {
-		if (l.name == "avx512" && !hasAVX512) || (l.name == "avx2" && !l.avx2) {
-			continue
-		}
-		hasAVX2, hasAVX512 = l.avx2, l.avx
-		t.Run(l.name, checkVectorExpScaled)
-	}
-}
+func TestVectorExpScaled(t *testing.T) { eachLevel(t, checkVectorExpScaled) }
 
 func checkVectorExpScaled(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 54))
