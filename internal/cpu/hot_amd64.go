@@ -184,9 +184,29 @@ func expStore32(x, y []float32, m, s float64) float64 {
 	return sum + expStoreGo(x, y, m, s)
 }
 
+// avx2Len and avx512Len8 are the elements of a slice of length l that
+// the AVX2 kernels (8 float32 lanes) and the float64 AVX-512 kernels (8
+// lanes) take: a whole number of vectors, or none where the machine lacks
+// the instructions, so the Go loop after them takes the rest, which is then
+// everything. (Taking l&^7 whatever the machine skipped those elements on
+// machines without them: float64 backward gave 0 on AVX2-only CPUs.)
+func avx2Len(l int) int {
+	if !hasAVX2 {
+		return 0
+	}
+	return l &^ 7
+}
+
+func avx512Len8(l int) int {
+	if !hasAVX512 {
+		return 0
+	}
+	return l &^ 7
+}
+
 func scale32(y []float32, f float32) {
-	n := len(y) &^ 7
-	if hasAVX2 && n > 0 {
+	n := avx2Len(len(y))
+	if n > 0 {
 		scaleAVX2(y[:n], f)
 		y = y[n:]
 	}
@@ -196,26 +216,26 @@ func scale32(y []float32, f float32) {
 }
 
 func logApply32(x, y []float32, m, s, lse float64) {
-	n := len(x) &^ 7
-	if hasAVX2 && n > 0 {
+	n := avx2Len(len(x))
+	if n > 0 {
 		logApplyAVX2(x[:n], y[:n], m, s, lse)
 	}
 	logApplyGo(x[n:], y[n:len(x)], m, s, lse)
 }
 
 func dot32(a, b []float32) float64 {
-	n := len(a) &^ 7
+	n := avx2Len(len(a))
 	var sum float64
-	if hasAVX2 && n > 0 {
+	if n > 0 {
 		sum = dotAVX2(a[:n], b[:n])
 	}
 	return sum + dotGo(a[n:], b[n:len(a)])
 }
 
 func sum32(a []float32) float64 {
-	n := len(a) &^ 7
+	n := avx2Len(len(a))
 	var sum float64
-	if hasAVX2 && n > 0 {
+	if n > 0 {
 		sum = sumAVX2(a[:n])
 	}
 	return sum + sumGo(a[n:])
@@ -246,8 +266,8 @@ func softmaxGrad32(y, dy, dx []float32, c, s float64) {
 		softmaxGradGo(y, dy, dx, c, s)
 		return
 	}
-	n := len(y) &^ 7
-	if hasAVX2 && n > 0 {
+	n := avx2Len(len(y))
+	if n > 0 {
 		softmaxGradAVX2(y[:n], dy[:n], dx[:n], float32(c), float32(s))
 	}
 	softmaxGradGo(y[n:], dy[n:len(y)], dx[n:len(y)], c, s)
@@ -262,50 +282,50 @@ func logGrad32(y, dy, dx []float32, c, s float64) {
 		logGradAVX512(y[:n], dy[:n], dx[:n], float32(c), float32(s))
 		y, dy, dx = y[n:], dy[n:], dx[n:]
 	}
-	n := len(y) &^ 7
-	if hasAVX2 && n > 0 {
+	n := avx2Len(len(y))
+	if n > 0 {
 		logGradAVX2(y[:n], dy[:n], dx[:n], float32(c), float32(s))
 	}
 	logGradGo(y[n:], dy[n:len(y)], dx[n:len(y)], c, s)
 }
 
 func dot64(a, b []float64) float64 {
-	n := len(a) &^ 7
+	n := avx512Len8(len(a))
 	var sum float64
-	if hasAVX512 && n > 0 {
+	if n > 0 {
 		sum = dot64AVX512(a[:n], b[:n])
 	}
 	return sum + dotGo(a[n:], b[n:len(a)])
 }
 
 func sum64(a []float64) float64 {
-	n := len(a) &^ 7
+	n := avx512Len8(len(a))
 	var sum float64
-	if hasAVX512 && n > 0 {
+	if n > 0 {
 		sum = sum64AVX512(a[:n])
 	}
 	return sum + sumGo(a[n:])
 }
 
 func softmaxGrad64(y, dy, dx []float64, c, s float64) {
-	n := len(y) &^ 7
-	if hasAVX512 && n > 0 {
+	n := avx512Len8(len(y))
+	if n > 0 {
 		softmaxGrad64AVX512(y[:n], dy[:n], dx[:n], c, s)
 	}
 	softmaxGradGo(y[n:], dy[n:len(y)], dx[n:len(y)], c, s)
 }
 
 func logGrad64(y, dy, dx []float64, c, s float64) {
-	n := len(y) &^ 7
-	if hasAVX512 && n > 0 {
+	n := avx512Len8(len(y))
+	if n > 0 {
 		logGrad64AVX512(y[:n], dy[:n], dx[:n], c, s)
 	}
 	logGradGo(y[n:], dy[n:len(y)], dx[n:len(y)], c, s)
 }
 
 func max64(x []float64) float64 {
-	n := len(x) &^ 7
-	if !hasAVX512 || n == 0 {
+	n := avx512Len8(len(x))
+	if n == 0 {
 		return maxGo(x)
 	}
 	m, nan := max64AVX512(x[:n])
@@ -316,8 +336,8 @@ func max64(x []float64) float64 {
 }
 
 func expStore64(x, y []float64, m, s float64) (rest, ones float64) {
-	n := len(x) &^ 7
-	if !hasAVX512 || n == 0 || farScale(m, s) {
+	n := avx512Len8(len(x))
+	if n == 0 || farScale(m, s) {
 		return expStore64Go(x, y, m, s)
 	}
 	if y == nil {

@@ -103,6 +103,22 @@ func TestRandomProblems(t *testing.T) {
 	}
 }
 
+// TestRandomProblemsEachLevel runs random problems at each instruction-set
+// level (eachLevel), so every vector helper's fallback runs on this
+// machine: the float64 backward helpers once skipped the first len&^7
+// elements where AVX-512 was missing (a review's probe), and the float32
+// ones where AVX2 was.
+func TestRandomProblemsEachLevel(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(3, 54))
+		for range 150 {
+			p := reference.Random(rng, rng.IntN(2) == 0)
+			checkProblem[float64](t, p)
+			checkProblem[float32](t, p)
+		}
+	})
+}
+
 // TestExtremeValues runs rows whose entries reach each type's largest
 // value (differences past its range, -max as a mask score) and its
 // subnormals, with gradients near the largest that keep their sums in
