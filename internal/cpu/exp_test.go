@@ -182,7 +182,7 @@ func checkVectorExpScaled(t *testing.T) {
 	const n = 4096
 	x, y := make([]float32, n), make([]float32, n)
 	worst := 0.0
-	for _, s := range []float64{0.15267122549940249, 1 / math.Sqrt(96), 1 / math.Sqrt(48), 0.1, 0.7, 3.3, 1e-3, 1, 0x1p-120} {
+	for _, s := range []float64{0.15267122549940249, 1 / math.Sqrt(96), 1 / math.Sqrt(48), 0.1, 0.7, 3.3, 1e-3, 1, 1.882634310205264e-36, 1.828e-37, 0x1p-102 * 1.3, 0x1p-120} {
 		for _, m := range []float64{0, -26.580719, 26.580719, 1000.5, -3e5, 5e5 / s, 0x1p16 / s, -0x1p16 / s, 6e4 / s, 3e20, -1e-30} {
 			mf := float32(max(-1e38, min(m, 1e38))) // the row's maximum, finite
 			for i := range x {
@@ -223,6 +223,23 @@ func checkVectorExpScaled(t *testing.T) {
 		}
 	}
 	t.Logf("worst error: %.2f of the bound", worst)
+	// A row of equal entries: every e**0 exactly 1, vector lanes and tail
+	// alike (at scales under 2^-102, sl's rounding once made the vector
+	// lanes 0.99999994 beside the tail's 1).
+	tie := make([]float32, 17)
+	for _, s := range []float64{1.882634310205264e-36, 0x1p-102, 0x1p-101 * 1.7, 0.15267122549940249, 3.3} {
+		for _, m := range []float64{-1.2811543e38, 3.3e38, -26.580719, 0, 1e-38} {
+			for i := range tie {
+				tie[i] = float32(m)
+			}
+			expStore32(tie, y[:len(tie)], float64(float32(m)), s)
+			for i, v := range y[:len(tie)] {
+				if v != 1 {
+					t.Fatalf("s %v m %v: e**0 in lane %d = %v, want 1", s, m, i, v)
+				}
+			}
+		}
+	}
 }
 
 // TestVectorExp64Accuracy compares the float64 exp loop with math.Exp on

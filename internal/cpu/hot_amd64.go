@@ -128,9 +128,9 @@ func max32(x []float32) float32 {
 // (SCALED8, SCALED16): x*sh - ph in one fma, plus x*sl - pl added to the
 // reduced argument, where sh + sl = s and ph + pl = m*s (so nph = -ph and
 // npl = -pl). The fma rounds once where (x - m)*s in float32 rounded three
-// times: e**a within 6e-8*|a| relative plus an ulp or two, 5.3e-6 at the
-// bottom of float32's normal range, where it was 1.25e-5 (at scales
-// float32 cannot hold exactly).
+// times: e**a within 6e-8*|a| relative plus an ulp or two (for the rows
+// newExpArg admits), 5.3e-6 at the bottom of float32's normal range, where
+// it was 1.25e-5 (at scales float32 cannot hold exactly).
 type expArg struct{ sh, sl, nph, npl float32 }
 
 // vecExpSpan bounds |m*s| for the vector kernels. The correction x*sl -
@@ -143,11 +143,16 @@ type expArg struct{ sh, sl, nph, npl float32 }
 const vecExpSpan = 0x1p16
 
 // newExpArg splits s and m*s for the vector kernels; ok is false where
-// the float64 loop takes the row instead: |m*s| past vecExpSpan, or s a
-// float32 subnormal, whose sh keeps too few bits.
+// the float64 loop takes the row instead: |m*s| past vecExpSpan, or s
+// under 2^-102, where sl (about s*2^-24) is a float32 subnormal and its
+// rounding, 2^-150 absolute, times an x near 2^124 put 2^-26 into the
+// exponent: a row of equal entries came out 0.99999994 where the Go tail
+// gives 1 (a review's probe). From 2^-102 up, with |m*s| within
+// vecExpSpan, every x a lane keeps is under 2^119, so sl's, sh's and pl's
+// roundings each stay under 2^-31 of the exponent.
 func newExpArg(m, s float64) (a expArg, ok bool) {
 	ms := m * s
-	if s < 0x1p-126 || math.Abs(ms) > vecExpSpan {
+	if s < 0x1p-102 || math.Abs(ms) > vecExpSpan {
 		return a, false
 	}
 	sh, ph := float32(s), float32(ms)
