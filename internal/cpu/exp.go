@@ -48,6 +48,46 @@ func exp32(a float64) float32 {
 	return float32(p * math.Float64frombits(exp2Frac[bits&63]+uint64(m)<<52))
 }
 
+// expWide is exp32 before its rounding to float32: e**a within 3e-9
+// relative, in float64's range (0 below e**-708). The float32 log-softmax
+// backward takes it for exp(y)*c: a float32 exp(y) under 2^-126 keeps too
+// few bits, and c, up to 3.4e38, scales that rounding (y = -100 beside
+// c = 1e8 was 1.7% off; y = -110 beside 1e30 gave 0 for -1.7e-18).
+func expWide(a float64) float64 {
+	const (
+		toIdx = 64 / math.Ln2
+		step  = math.Ln2 / 64
+		round = 6755399441055744.0
+	)
+	if !(a > -708) { // NaN compares false
+		if a != a {
+			return a
+		}
+		return 0
+	}
+	if a > 709 {
+		return math.Inf(1)
+	}
+	t := a*toIdx + round
+	bits := math.Float64bits(t)
+	k := t - round
+	r := a - k*step
+	p := 1 + r*(1+r*(0.5+r*(1.0/6)))
+	m := int64(int32(uint32(bits))) >> 6
+	return p * math.Float64frombits(exp2Frac[bits&63]+uint64(m)<<52)
+}
+
+// gradExp is exp(y) as the log-softmax backward's Go loops take it:
+// expWide for float32 (the full float64 value, see expWide), math.Exp for
+// float64.
+func gradExp[T float](y float64) float64 {
+	var z T
+	if unsafe.Sizeof(z) == 4 {
+		return expWide(y)
+	}
+	return math.Exp(y)
+}
+
 // exp is e**a in the precision of T: exp32 for float32, math.Exp for float64.
 // The size test is folded by the compiler per instantiation.
 func exp[T float](a float64) T {

@@ -81,7 +81,7 @@ func (r *gradRow[T]) apply(lo, hi int, t gradPart) {
 		case !r.keep(k):
 			dx[k] = 0
 		case r.log:
-			dx[k] = T((float64(dy[k]) - float64(exp[T](float64(y[k])))*c) * s)
+			dx[k] = T((float64(dy[k]) - gradExp[T](float64(y[k]))*c) * s)
 		default:
 			dx[k] = T(float64(y[k]) * (float64(dy[k]) - c) * s)
 		}

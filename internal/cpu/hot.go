@@ -242,6 +242,6 @@ func logGrad[T float](y, dy, dx []T, c, s float64) {
 func logGradGo[T float](y, dy, dx []T, c, s float64) {
 	dy, dx = dy[:len(y)], dx[:len(y)]
 	for k, v := range y {
-		dx[k] = T((float64(dy[k]) - float64(exp[T](float64(v)))*c) * s)
+		dx[k] = T((float64(dy[k]) - gradExp[T](float64(v))*c) * s)
 	}
 }

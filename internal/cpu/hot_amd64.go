@@ -260,10 +260,14 @@ func sum32(a []float32) float64 {
 //     past that range could come back into it: softmax's dy - c at any
 //     scale, since y (under 1) multiplies it (dy 3e38 beside c -3e38 at
 //     scale 1 gave +Inf where dx is 3e34), and log-softmax's dy -
-//     exp(y)*c at scales under 1.
+//     exp(y)*c at scales under 1;
+//   - log-softmax rows with |c*s| past 2^23: the kernels' float32 exp(y)
+//     is a subnormal from y = -87.3 (2^-150 absolute) and 0 from -104, and
+//     c*s scales that past half the gradient tolerance's 2^-126 (y = -100
+//     beside c = 1e8 was 1.7% off, a review's probe).
 func vecGrad32(c, s float64, log bool) bool {
 	ac := math.Abs(c)
-	return s >= 0x1p-126 && s <= 0x1p22 && ac <= math.MaxFloat32 && (log && s >= 1 || ac < 0x1p102)
+	return s >= 0x1p-126 && s <= 0x1p22 && ac <= math.MaxFloat32 && (log && s >= 1 || ac < 0x1p102) && (!log || ac*s <= 0x1p23)
 }
 
 func softmaxGrad32(y, dy, dx []float32, c, s float64) {

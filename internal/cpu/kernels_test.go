@@ -119,6 +119,36 @@ func TestRandomProblemsEachLevel(t *testing.T) {
 	})
 }
 
+// TestFloat32LogGradFarTail: float32 log-softmax backward where y is far
+// below the row's top (exp(y) a float32 subnormal, or under its range) and
+// the row's sum of gradients is large: exp(y)*c is taken in float64 (a
+// review's probe: y = -100 beside c = 1e8 was 1.7% off, y = -110 beside
+// 1e30 gave 0 for -1.7e-18), at each level, masked or not, in rows that
+// reach the vector kernels (16 and 40 columns) and rows that do not (2).
+func TestFloat32LogGradFarTail(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
+		for _, c := range []struct{ far, dy float64 }{{-100, 1e8}, {-110, 1e30}, {-95, 3e20}, {-88, 1e10}} {
+			for _, n := range []int{2, 16, 40} {
+				for _, masked := range []bool{false, true} {
+					x, dy := make([]float64, n), make([]float64, n)
+					for i := 1; i < n; i++ {
+						x[i] = c.far - float64(i%3)
+					}
+					dy[0] = c.dy
+					p := reference.Problem{Spec: reference.Spec{Shape: []int{1, n}, Axis: 1, Log: true, Scale: 1}, UserAxis: 1, X: x, DY: dy}
+					if masked {
+						p.Mask, p.MaskShape = make([]bool, n), []int{1, n}
+						for i := range p.Mask {
+							p.Mask[i] = i != n-1 || n == 2
+						}
+					}
+					checkProblem[float32](t, p)
+				}
+			}
+		}
+	})
+}
+
 // TestExtremeValues runs rows whose entries reach each type's largest
 // value (differences past its range, -max as a mask score) and its
 // subnormals, with gradients near the largest that keep their sums in
