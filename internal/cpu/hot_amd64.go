@@ -260,14 +260,35 @@ func sum32(a []float32) float64 {
 //     past that range could come back into it: softmax's dy - c at any
 //     scale, since y (under 1) multiplies it (dy 3e38 beside c -3e38 at
 //     scale 1 gave +Inf where dx is 3e34), and log-softmax's dy -
-//     exp(y)*c at scales under 1;
-//   - log-softmax rows with |c*s| past 2^23: the kernels' float32 exp(y)
-//     is a subnormal from y = -87.3 (2^-150 absolute) and 0 from -104, and
-//     c*s scales that past half the gradient tolerance's 2^-126 (y = -100
-//     beside c = 1e8 was 1.7% off, a review's probe).
+//     exp(y)*c at scales under 1.
 func vecGrad32(c, s float64, log bool) bool {
 	ac := math.Abs(c)
-	return s >= 0x1p-126 && s <= 0x1p22 && ac <= math.MaxFloat32 && (log && s >= 1 || ac < 0x1p102) && (!log || ac*s <= 0x1p23)
+	return s >= 0x1p-126 && s <= 0x1p22 && ac <= math.MaxFloat32 && (log && s >= 1 || ac < 0x1p102)
+}
+
+// farTailY is where the float32 exp(y) of the log-softmax backward's
+// vector kernels leaves float32's normal range (e**-87.34 = 2^-126): below
+// it, exp(y) is a subnormal (2^-150 absolute) and from -104 on 0.
+const farTailY = -87.3
+
+// farTailC is the |c*s| past which that rounding, scaled by c*s, passes
+// half the gradient tolerance's 2^-126 (y = -100 beside c = 1e8 was 1.7%
+// off, y = -110 beside 1e30 gave 0; a review's probe).
+const farTailC = 0x1p23
+
+// fixFarTail redoes, in float64, the entries of a log-softmax backward row
+// that the vector kernels finished with a float32 exp(y) under float32's
+// normal range (rows whose |c*s| passes farTailC). A scan after the
+// kernels: sending such rows to the Go loop whole ran 11x slower (256x4096
+// with dy near 1e6: 345 -> 3774 us). It reads dy after dx is written, so
+// logGrad32 does not take this path where dx is dy.
+func fixFarTail(y, dy, dx []float32, c, s float64) {
+	dy, dx = dy[:len(y)], dx[:len(y)]
+	for k, v := range y {
+		if v < farTailY {
+			dx[k] = float32((float64(dy[k]) - expWide(float64(v))*c) * s)
+		}
+	}
 }
 
 func softmaxGrad32(y, dy, dx []float32, c, s float64) {
@@ -283,9 +304,13 @@ func softmaxGrad32(y, dy, dx []float32, c, s float64) {
 }
 
 func logGrad32(y, dy, dx []float32, c, s float64) {
-	if !vecGrad32(c, s, true) {
+	far := math.Abs(c)*s > farTailC
+	if !vecGrad32(c, s, true) || far && len(y) > 0 && &dx[0] == &dy[0] {
 		logGradGo(y, dy, dx, c, s)
 		return
+	}
+	if far {
+		defer fixFarTail(y, dy, dx, c, s) // the whole row, once the kernels are done
 	}
 	if n := len(y) &^ 15; hasAVX512 && n > 0 {
 		logGradAVX512(y[:n], dy[:n], dx[:n], float32(c), float32(s))
