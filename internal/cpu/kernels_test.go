@@ -94,9 +94,13 @@ func equal[T float](a, b []T) bool {
 	return true
 }
 
-func TestRandomProblems(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for range 400 {
+func TestRandomProblems(t *testing.T) { checkRandom(t, 1, 400) }
+
+// checkRandom checks count random problems (reference.Random, masked or
+// not) in both dtypes, drawn from seed.
+func checkRandom(t *testing.T, seed uint64, count int) {
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	for range count {
 		p := reference.Random(rng, rng.IntN(2) == 0)
 		checkProblem[float64](t, p)
 		checkProblem[float32](t, p)
@@ -109,14 +113,7 @@ func TestRandomProblems(t *testing.T) {
 // elements where AVX-512 was missing (a review's probe), and the float32
 // ones where AVX2 was.
 func TestRandomProblemsEachLevel(t *testing.T) {
-	eachLevel(t, func(t *testing.T) {
-		rng := rand.New(rand.NewPCG(3, 54))
-		for range 150 {
-			p := reference.Random(rng, rng.IntN(2) == 0)
-			checkProblem[float64](t, p)
-			checkProblem[float32](t, p)
-		}
-	})
+	eachLevel(t, func(t *testing.T) { checkRandom(t, 54, 150) })
 }
 
 // TestFloat32LogGradFarTail: float32 log-softmax backward where y is far
