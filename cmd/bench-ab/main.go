@@ -87,7 +87,7 @@ func load(fsys fs.FS, prefix string, variants []string) (*table, error) {
 }
 
 func (t *table) add(variant string, rec benchfmt.Record) {
-	c := fmt.Sprintf("%-21s %-9s %s", rec.Op, rec.Dtype, shapeString(rec.Shape))
+	c := fmt.Sprintf("%-21s %-9s %s", rec.Op, rec.Dtype, benchfmt.ShapeString(rec.Shape))
 	if t.times[c] == nil {
 		t.cases = append(t.cases, c)
 		t.times[c], t.plans[c] = map[string][]float64{}, map[string]string{}
@@ -155,12 +155,4 @@ func (t *table) samePlans(c string) bool {
 		first, seen = p, true
 	}
 	return true
-}
-
-func shapeString(s []int) string {
-	parts := make([]string, len(s))
-	for i, d := range s {
-		parts[i] = fmt.Sprint(d)
-	}
-	return strings.Join(parts, "x")
 }

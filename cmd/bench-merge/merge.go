@@ -131,16 +131,8 @@ func isForward(op string) bool { return op == "softmax" || op == "log_softmax" }
 
 func isBackward(op string) bool { return strings.HasSuffix(op, "_backward") }
 
-func shapeString(s []int) string {
-	p := make([]string, len(s))
-	for i, d := range s {
-		p[i] = strconv.Itoa(d)
-	}
-	return strings.Join(p, "x")
-}
-
 func key(op, dtype string, shape []int) string {
-	return op + "|" + dtype + "|" + shapeString(shape)
+	return op + "|" + dtype + "|" + benchfmt.ShapeString(shape)
 }
 
 func readRun(path string) (*Run, error) {
@@ -192,8 +184,8 @@ func merge(ours, torch *Run) (*Merged, error) {
 		if r, ok := rows[k]; ok {
 			return r
 		}
-		if _, ok := seen[shapeString(rec.Shape)]; !ok {
-			seen[shapeString(rec.Shape)] = len(seen)
+		if _, ok := seen[benchfmt.ShapeString(rec.Shape)]; !ok {
+			seen[benchfmt.ShapeString(rec.Shape)] = len(seen)
 		}
 		last := rec.Shape[len(rec.Shape)-1]
 		r := &Row{Op: rec.Op, Dtype: rec.Dtype, Shape: rec.Shape, RowLen: last, Rows: numel(rec.Shape) / last}
@@ -207,7 +199,7 @@ func merge(ours, torch *Run) (*Merged, error) {
 		}
 		r := get(rec)
 		if r.Ours != nil {
-			return nil, fmt.Errorf("ours: duplicate record %s %s %s", rec.Op, rec.Dtype, shapeString(rec.Shape))
+			return nil, fmt.Errorf("ours: duplicate record %s %s %s", rec.Op, rec.Dtype, benchfmt.ShapeString(rec.Shape))
 		}
 		r.Ours = side(rec, ours.CopyGBs)
 	}
@@ -218,7 +210,7 @@ func merge(ours, torch *Run) (*Merged, error) {
 		}
 		r := get(rec)
 		if r.Torch != nil {
-			return nil, fmt.Errorf("torch: duplicate record %s %s %s", rec.Op, rec.Dtype, shapeString(rec.Shape))
+			return nil, fmt.Errorf("torch: duplicate record %s %s %s", rec.Op, rec.Dtype, benchfmt.ShapeString(rec.Shape))
 		}
 		r.Torch = side(rec, torch.CopyGBs)
 	}
@@ -226,7 +218,7 @@ func merge(ours, torch *Run) (*Merged, error) {
 		if r.Ours != nil && r.Torch != nil {
 			if r.Ours.Bytes != 0 && r.Torch.Bytes != 0 && r.Ours.Bytes != r.Torch.Bytes {
 				return nil, fmt.Errorf("%s %s %s: bytes differ (ours %d, torch %d): the two counts must match",
-					r.Op, r.Dtype, shapeString(r.Shape), r.Ours.Bytes, r.Torch.Bytes)
+					r.Op, r.Dtype, benchfmt.ShapeString(r.Shape), r.Ours.Bytes, r.Torch.Bytes)
 			}
 			q := r.Torch.MedianUS / r.Ours.MedianUS
 			r.Ratio = &q
@@ -247,7 +239,7 @@ func merge(ours, torch *Run) (*Merged, error) {
 		if a.Op != b.Op {
 			return a.Op < b.Op
 		}
-		return seen[shapeString(a.Shape)] < seen[shapeString(b.Shape)]
+		return seen[benchfmt.ShapeString(a.Shape)] < seen[benchfmt.ShapeString(b.Shape)]
 	})
 	m.Summary = summarize(m)
 	return m, nil
@@ -293,7 +285,7 @@ func pick(r Row, v, target float64) *Pick {
 }
 
 func describe(p *Pick) string {
-	return fmt.Sprintf("%s %s %s", p.Op, p.Dtype, shapeString(p.Shape))
+	return fmt.Sprintf("%s %s %s", p.Op, p.Dtype, benchfmt.ShapeString(p.Shape))
 }
 
 // listBelow joins at most 12 entries, saying how many more there are.
@@ -353,7 +345,7 @@ func summarize(m *Merged) Summary {
 		if *r.Ratio >= want {
 			s.Target3Met++
 		} else {
-			below3 = append(below3, fmt.Sprintf("%s %s %s %.2f", r.Op, r.Dtype, shapeString(r.Shape), *r.Ratio))
+			below3 = append(below3, fmt.Sprintf("%s %s %s %.2f", r.Op, r.Dtype, benchfmt.ShapeString(r.Shape), *r.Ratio))
 		}
 	}
 	if w := s.WorstRatio; w != nil {
@@ -381,7 +373,7 @@ func summarize(m *Merged) Summary {
 		if r.Ours.PctCopy >= t {
 			s.Target1Met++
 		} else {
-			below1 = append(below1, fmt.Sprintf("%s %s %s %.1f%%", r.Op, r.Dtype, shapeString(r.Shape), r.Ours.PctCopy))
+			below1 = append(below1, fmt.Sprintf("%s %s %s %.1f%%", r.Op, r.Dtype, benchfmt.ShapeString(r.Shape), r.Ours.PctCopy))
 		}
 		if s.WorstTarget1 == nil || r.Ours.PctCopy-t < s.WorstTarget1.Value-s.WorstTarget1.Target {
 			s.WorstTarget1 = pick(r, r.Ours.PctCopy, t)
@@ -418,11 +410,11 @@ func summarize(m *Merged) Summary {
 			}
 		}
 		if worst == nil {
-			lines = append(lines, fmt.Sprintf("%s vs %.0f%% of copy: not measured.", shapeString(ls.shape), ls.target))
+			lines = append(lines, fmt.Sprintf("%s vs %.0f%% of copy: not measured.", benchfmt.ShapeString(ls.shape), ls.target))
 			continue
 		}
 		lines = append(lines, fmt.Sprintf("%s vs %.0f%% of copy (%s): %d of %d met; worst %.1f%% at %s %s.",
-			shapeString(ls.shape), ls.target, ls.what, met, judged, worst.Value, worst.Op, worst.Dtype))
+			benchfmt.ShapeString(ls.shape), ls.target, ls.what, met, judged, worst.Value, worst.Op, worst.Dtype))
 	}
 	s.Lines = lines
 	return s
@@ -467,7 +459,7 @@ func longTable(m *Merged) string {
 			if lt := longTarget(op, ls.target); lt > 0 {
 				t = fmt.Sprintf("%.0f%%", lt)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", shapeString(ls.shape), op, t, strings.Join(cells, " | "))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", benchfmt.ShapeString(ls.shape), op, t, strings.Join(cells, " | "))
 		}
 	}
 	return b.String()
@@ -564,7 +556,7 @@ func markdown(m *Merged, chart string) string {
 				ratio = strconv.FormatFloat(*r.Ratio, 'f', 2, 64)
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-				r.Op, shapeString(r.Shape), gbs(r.Ours), pct(r.Ours), gbs(r.Torch), pct(r.Torch), ratio, us(r.Ours), us(r.Torch))
+				r.Op, benchfmt.ShapeString(r.Shape), gbs(r.Ours), pct(r.Ours), gbs(r.Torch), pct(r.Torch), ratio, us(r.Ours), us(r.Torch))
 		}
 		b.WriteString("\n")
 	}

@@ -91,14 +91,6 @@ func numBufs(setBytes, l2 int64) int {
 	return int(min(4096, 3*l2/setBytes+1))
 }
 
-func shapeString(shape []int) string {
-	p := make([]string, len(shape))
-	for i, d := range shape {
-		p[i] = strconv.Itoa(d)
-	}
-	return strings.Join(p, "x")
-}
-
 // parseShapes reads "128x1024,16x16x2048x2048".
 func parseShapes(s string) ([][]int, error) {
 	var out [][]int

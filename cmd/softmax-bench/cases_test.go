@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/gosoftmax/softmax/internal/benchfmt"
 )
 
 // h200L2 is the H200's L2 as PyTorch reports it (props.L2_cache_size).
@@ -32,7 +34,7 @@ func TestCasesMatchTorchBench(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				fmt.Fprintf(&got, "%s %s %s %d %d\n", dt, shapeString(s), op, b, numBufs(b, h200L2))
+				fmt.Fprintf(&got, "%s %s %s %d %d\n", dt, benchfmt.ShapeString(s), op, b, numBufs(b, h200L2))
 			}
 		}
 	}
@@ -49,7 +51,7 @@ func TestCasesMatchTorchBench(t *testing.T) {
 
 func TestParse(t *testing.T) {
 	s, err := parseShapes("128x1024,16x16x2048x2048")
-	if err != nil || len(s) != 2 || shapeString(s[1]) != "16x16x2048x2048" {
+	if err != nil || len(s) != 2 || benchfmt.ShapeString(s[1]) != "16x16x2048x2048" {
 		t.Errorf("parseShapes = %v, %v", s, err)
 	}
 	for _, bad := range []string{"128x", "0x4", "axb"} {

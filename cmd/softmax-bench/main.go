@@ -48,6 +48,7 @@ import (
 	"github.com/gosoftmax/softmax"
 	"github.com/gosoftmax/softmax/cuda"
 	"github.com/gosoftmax/softmax/cukernels"
+	"github.com/gosoftmax/softmax/internal/benchfmt"
 )
 
 const gib = 1 << 30
@@ -389,7 +390,7 @@ func (b *bench) free(db *devBufs) error {
 // skip records a case not run (or that failed), and why.
 func (b *bench) skip(op, dt string, shape []int, reason string) {
 	b.doc.Skipped = append(b.doc.Skipped, Skipped{Op: op, Dtype: dt, Shape: shape, Reason: reason})
-	fmt.Printf("%-21s %-9s %16s skipped: %s\n", op, dt, shapeString(shape), reason)
+	fmt.Printf("%-21s %-9s %16s skipped: %s\n", op, dt, benchfmt.ShapeString(shape), reason)
 }
 
 // shape runs the ops on one (dtype, shape): it makes the inputs once (the
@@ -464,7 +465,7 @@ func (b *bench) shape(dt string, shape []int, ops []string) error {
 	}
 	genS := time.Since(tgen).Seconds()
 	if genS > 2 {
-		fmt.Printf("(inputs for %s %s: %d sets in %.1f s)\n", dt, shapeString(shape), nx, genS)
+		fmt.Printf("(inputs for %s %s: %d sets in %.1f s)\n", dt, benchfmt.ShapeString(shape), nx, genS)
 	}
 	for _, op := range ops {
 		if err := b.op(dt, shape, op, nb[op], db); err != nil {
@@ -531,14 +532,14 @@ func (b *bench) op(dt string, shape []int, op string, nbuf int, db *devBufs) err
 		note = "1-byte keep mask per element, full shape, keep density 0.9; " + note
 	}
 	if msg := b.check(op, dt, shape, p, len(p.Sets)); msg != "" {
-		f := fmt.Sprintf("%s %s %s: %s", op, dt, shapeString(shape), msg)
+		f := fmt.Sprintf("%s %s %s: %s", op, dt, benchfmt.ShapeString(shape), msg)
 		b.doc.Failed = append(b.doc.Failed, f)
 		note = "CHECK FAILED: " + msg + "; " + note
 		fmt.Println("check failed:", f)
 	}
 	rec := makeRecord("gosoftmax", op, dt, shape, tm.Median(), bytes, nbuf, b.copyGBs, len(tm.PerLaunchUS), note)
 	b.doc.Records = append(b.doc.Records, rec)
-	fmt.Printf("%-21s %-9s %16s %11.2f %7.0f %5.1f%% %5d %9.2f  %s\n", op, dt, shapeString(shape),
+	fmt.Printf("%-21s %-9s %16s %11.2f %7.0f %5.1f%% %5d %9.2f  %s\n", op, dt, benchfmt.ShapeString(shape),
 		rec.MedianUS, rec.GBs, rec.PctCopy, nbuf, tm.BatchUS, plan)
 	return nil
 }
@@ -750,7 +751,7 @@ func (b *bench) graphs(quick bool) error {
 			os.Setenv("SOFTMAX_BACKEND", be)
 			med, runs, err := timeGraph(shape, host)
 			if err != nil {
-				return fmt.Errorf("graph %s %s: %w", be, shapeString(shape), err)
+				return fmt.Errorf("graph %s %s: %w", be, benchfmt.ShapeString(shape), err)
 			}
 			us[i] = med
 			note := "softmax.SoftMax in a gorgonia TapeMachine on a host tensor, RunAll per run (median); "
@@ -761,10 +762,10 @@ func (b *bench) graphs(quick bool) error {
 			}
 			rec := makeRecord("gosoftmax-graph-"+be, "softmax", "float32", shape, med, 2*n*4, 1, b.copyGBs, runs, note)
 			b.doc.Records = append(b.doc.Records, rec)
-			fmt.Printf("  %-4s %16s %11.1f us %7.1f GB/s\n", be, shapeString(shape), med, rec.GBs)
+			fmt.Printf("  %-4s %16s %11.1f us %7.1f GB/s\n", be, benchfmt.ShapeString(shape), med, rec.GBs)
 		}
 		b.graph = append(b.graph, fmt.Sprintf("graph %s: gpu %.0f us, cpu %.0f us (gpu %.2fx the cpu's speed)",
-			shapeString(shape), us[0], us[1], us[1]/us[0]))
+			benchfmt.ShapeString(shape), us[0], us[1], us[1]/us[0]))
 	}
 	return nil
 }
@@ -847,7 +848,7 @@ func summary(doc *Doc) []string {
 			name string
 			r    Record
 		}{{"lowest", lo}, {"highest", hi}} {
-			lines = append(lines, fmt.Sprintf("%s %% of copy: %.1f%% %s %s %s", p.name, p.r.PctCopy, p.r.Op, p.r.Dtype, shapeString(p.r.Shape)))
+			lines = append(lines, fmt.Sprintf("%s %% of copy: %.1f%% %s %s %s", p.name, p.r.PctCopy, p.r.Op, p.r.Dtype, benchfmt.ShapeString(p.r.Shape)))
 		}
 		for _, dt := range allDtypes {
 			var best *Record
@@ -857,13 +858,13 @@ func summary(doc *Doc) []string {
 				}
 			}
 			if best != nil {
-				lines = append(lines, fmt.Sprintf("softmax %s: best %.0f GB/s (%.0f%%) at %s", dt, best.GBs, best.PctCopy, shapeString(best.Shape)))
+				lines = append(lines, fmt.Sprintf("softmax %s: best %.0f GB/s (%.0f%%) at %s", dt, best.GBs, best.PctCopy, benchfmt.ShapeString(best.Shape)))
 			}
 		}
 		for _, s := range []string{"4x1048576", "4x8388608", "4x33554432"} {
 			var parts []string
 			for _, r := range main {
-				if shapeString(r.Shape) == s && (r.Op == "softmax" || r.Op == "masked_softmax") {
+				if benchfmt.ShapeString(r.Shape) == s && (r.Op == "softmax" || r.Op == "masked_softmax") {
 					parts = append(parts, fmt.Sprintf("%s %s %.0f%%", r.Op, r.Dtype, r.PctCopy))
 				}
 			}
@@ -889,12 +890,12 @@ func graphLines(doc *Doc) []string {
 	var out []string
 	for _, r := range doc.Records {
 		if r.Impl == "gosoftmax-graph-gpu" {
-			gpu[shapeString(r.Shape)] = r.MedianUS
+			gpu[benchfmt.ShapeString(r.Shape)] = r.MedianUS
 		}
 	}
 	for _, r := range doc.Records {
 		if r.Impl == "gosoftmax-graph-cpu" {
-			s := shapeString(r.Shape)
+			s := benchfmt.ShapeString(r.Shape)
 			if g, ok := gpu[s]; ok {
 				out = append(out, fmt.Sprintf("graph %s: gpu %.0f us, cpu %.0f us (%.2fx)", s, g, r.MedianUS, r.MedianUS/g))
 			}

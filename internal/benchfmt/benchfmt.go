@@ -4,6 +4,11 @@
 // drifting apart.
 package benchfmt
 
+import (
+	"strconv"
+	"strings"
+)
+
 // Record is one timed case.
 type Record struct {
 	Impl     string  `json:"impl"`
@@ -17,4 +22,13 @@ type Record struct {
 	Bufs     int     `json:"bufs"`
 	Runs     int     `json:"runs,omitempty"`
 	Note     string  `json:"note,omitempty"`
+}
+
+// ShapeString writes a shape as the files and tables name it: "16x16x2048x2048".
+func ShapeString(shape []int) string {
+	p := make([]string, len(shape))
+	for i, d := range shape {
+		p[i] = strconv.Itoa(d)
+	}
+	return strings.Join(p, "x")
 }
