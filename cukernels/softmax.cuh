@@ -1382,8 +1382,14 @@ template <typename T, int K, bool MASKED, int ARRAYS, bool SHIFT = false> struct
 					if (SHIFT) {
 						// Bytes of the pack up to the row's end: 16 but for its last.
 						const unsigned b16 = (unsigned)min(16, (hi - col) * (int)sizeof(T));
-						sm_async_copy_part(slot(0, st, p), ra + col, b16);
-						if (ARRAYS == 2) sm_async_copy_part(slot(1, st, p), rb + col, b16);
+						if (b16 < 16 && row == v.rows - 1) {
+							// The buffer's last pack (see sm_async_copy_part).
+							sm_copy_part(slot(0, st, p), ra + col, b16);
+							if (ARRAYS == 2) sm_copy_part(slot(1, st, p), rb + col, b16);
+						} else {
+							sm_async_copy_part(slot(0, st, p), ra + col, b16);
+							if (ARRAYS == 2) sm_async_copy_part(slot(1, st, p), rb + col, b16);
+						}
 					} else {
 						sm_async_copy<16>(slot(0, st, p), ra + col);
 						if (ARRAYS == 2) sm_async_copy<16>(slot(1, st, p), rb + col);
