@@ -922,7 +922,9 @@ func TestGPUPipeDispatch(t *testing.T) {
 		{Float32, []int{8192, 4096}, true, "softmax_bwd_pipe2_f32", 1},
 		{Float32, []int{8192, 2560}, true, "softmax_bwd_pipe2_f32", 2},
 		{Float32, []int{16384, 2048}, true, "softmax_bwd_rows2_f32", 0},
-		{Float16, []int{16384, 1024}, false, "softmax_fwd_pipe2_f16", 0},
+		{Float16, []int{16384, 1024}, false, "softmax_fwd_pipe4_f16", 0},
+		{Float16, []int{16384, 1032}, false, "softmax_fwd_pipe2_f16", 0},
+		{Float32, []int{32768, 300}, true, "softmax_bwd_pipe4_f32", 0},
 		{Float16, []int{1<<31 - 8, 8}, false, "softmax_fwd_rows1_f16", 0},
 		{Float16, []int{1 << 20, 8}, false, "softmax_fwd_pipe1_f16", 0},
 	} {
@@ -1023,6 +1025,7 @@ func TestGPUPacked(t *testing.T) {
 		{Float16, []int{32768, 512}, true, false, "softmax_fwd_rows4p_f16"},
 		{Float16, []int{65536, 128}, true, false, "softmax_fwd_pipe2_f16"},
 		{Float16, []int{65536, 128}, false, false, "softmax_fwd_pipe2_f16"},
+		{BFloat16, []int{1024, 32000}, true, false, "softmax_fwd_pipe4_bf16"},
 	} {
 		if tierKnobsSet() {
 			break // the knobs replace the rule

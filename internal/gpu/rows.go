@@ -62,6 +62,13 @@ const RowsBlock = 128
 // packs (128 columns) prefer 1: 5% faster than 2 at 65536x128 (entry 12).
 // Float32 rows with a mask buffer of at most 128 packs (512 columns)
 // prefer 2: 4-7% faster (entry 11).
+// Rows of 17 to 128 packs (a warp or less at K = 4) prefer 4 where K = 2
+// spends more instructions a row than it saves: unmasked half rows
+// forward 1.07-1.32x faster at 197, 300 and 577 columns (25-73 packs) and
+// 0.92x at 1025 (129 packs, K = 4 in a 64-thread group); backward
+// 1.10-1.21x at 197 and 300; float32 backward rows of 33 to 128 packs
+// 1.03-1.08x at 197 and 300 columns (50, 75 packs), 0.93-0.96x at 577 and
+// 1000 (GPU entry 90).
 func rowsK(t Dtype, bwd bool, keep Keep, packs int64) (prefer, most int) {
 	half := t == Float16 || t == BFloat16
 	switch {
@@ -71,11 +78,14 @@ func rowsK(t Dtype, bwd bool, keep Keep, packs int64) (prefer, most int) {
 		case keep != KeepAll:
 		case half && packs <= 16:
 			prefer = 1
-		case half && packs >= 64 || t == Float32 && packs > 2*512:
+		case half || t == Float32 && (packs > 32 && packs <= 128 || packs > 2*512):
 			prefer = 4
 		}
 	case half && keep == KeepAll:
 		prefer, most = 2, 4
+		if packs > 16 && packs <= 128 {
+			prefer = 4
+		}
 	case t == Float32 && keep == KeepMask && packs <= 128:
 		prefer, most = 2, 4
 	default:
@@ -374,12 +384,19 @@ func PackedKernels(t Dtype) bool {
 // pipelined kernel's next row in flight pays for its copy: softmax's
 // packed output pass takes each exponential again, log-softmax's takes
 // none.
+// Rows of more than 2048 packs (16384 columns; K = 4 in groups of more
+// than 512 threads, one block a SM with nothing in flight) keep the
+// pipelined kernels: log-softmax at 1024x32000 1.25-1.30x faster there
+// (GPU entry 90).
 func PackedOn(t Dtype, bwd bool, keep Keep, log bool, rows, n int64) bool {
 	if !PackedKernels(t) || bwd || keep != KeepAll {
 		return false
 	}
 	if packedSetting == "1" {
 		return true
+	}
+	if rowPacks(t, n) > packedMostPacks {
+		return false
 	}
 	if log {
 		return n >= 2048 || rows*n >= 1<<24
@@ -388,6 +405,10 @@ func PackedOn(t Dtype, bwd bool, keep Keep, log bool, rows, n int64) bool {
 }
 
 var packedSetting = os.Getenv("SOFTMAX_PACKED")
+
+// packedMostPacks is the longest row, in packs, PackedOn takes the packed
+// kernels for.
+const packedMostPacks = 2048
 
 // PackedShape is RowsShape for the packed kernels: they prefer K = 4, 16
 // registers of packs a thread as float32 takes at K = 4 (SOFTMAX_ROWS_K

@@ -54,20 +54,35 @@ func TestRowsShape(t *testing.T) {
 	if k, w, _ := RowsShape(Float32, false, KeepAll, 4096, 32); k != 4 || w != 256 {
 		t.Errorf("float32 4096: k %d w %d; want 4, 256", k, w)
 	}
-	// Unmasked half backward rows of at most 16 packs take K = 1 (entry 12).
+	// Unmasked half backward rows of at most 16 packs take K = 1 (entry 12);
+	// unmasked rows of 17 to 128 packs K = 4 (half forward and backward,
+	// float32 backward from 33 packs; entry 90).
 	for _, c := range []struct {
 		dt       Dtype
+		bwd      bool
 		keep     Keep
 		n        int64
 		wantK, w int
 	}{
-		{Float16, KeepAll, 128, 1, 16},
-		{BFloat16, KeepAll, 128, 1, 16},
-		{Float16, KeepAll, 136, 2, 16},
-		{Float16, KeepMask, 128, 2, 8},
+		{Float16, true, KeepAll, 128, 1, 16},
+		{BFloat16, true, KeepAll, 128, 1, 16},
+		{Float16, true, KeepAll, 136, 4, 8},
+		{Float16, true, KeepMask, 128, 2, 8},
+		{Float16, true, KeepAll, 1025, 4, 64},
+		{Float16, false, KeepAll, 128, 2, 8},
+		{Float16, false, KeepAll, 136, 4, 8},
+		{BFloat16, false, KeepAll, 577, 4, 32},
+		{Float16, false, KeepAll, 1024, 4, 32},
+		{Float16, false, KeepAll, 1025, 2, 96},
+		{Float16, false, KeepCausal, 1025, 4, 64},
+		{Float32, true, KeepAll, 128, 2, 16},
+		{Float32, true, KeepAll, 300, 4, 32},
+		{Float32, true, KeepAll, 512, 4, 32},
+		{Float32, true, KeepAll, 577, 2, 96},
+		{Float32, true, KeepMask, 300, 2, 64},
 	} {
-		if k, w, _ := RowsShape(c.dt, true, c.keep, c.n, 32); k != c.wantK || w != c.w {
-			t.Errorf("%v backward %d columns, keep %v: k %d w %d; want %d, %d", c.dt, c.n, c.keep, k, w, c.wantK, c.w)
+		if k, w, _ := RowsShape(c.dt, c.bwd, c.keep, c.n, 32); k != c.wantK || w != c.w {
+			t.Errorf("%v backward %v %d columns, keep %v: k %d w %d; want %d, %d", c.dt, c.bwd, c.n, c.keep, k, w, c.wantK, c.w)
 		}
 	}
 	for _, c := range []struct {
@@ -142,6 +157,9 @@ func TestPackedShape(t *testing.T) {
 		{Float32, false, KeepAll, true, 16384, 2048, false}, {Float16, true, KeepAll, true, 16384, 2048, false},
 		{Float16, false, KeepCausal, true, 16384, 2048, false}, {BFloat16, false, KeepMask, false, 16384, 2048, false},
 		{BFloat16, false, KeepCausal, false, 16 * 16 * 2048, 2048, false},
+		// Rows past 2048 packs keep the pipelined kernels (entry 90).
+		{Float16, false, KeepAll, true, 2048, 16384, true}, {Float16, false, KeepAll, true, 1024, 16392, false},
+		{BFloat16, false, KeepAll, true, 1024, 32000, false}, {Float16, false, KeepAll, false, 4096, 32768, false},
 	} {
 		if got := PackedOn(c.dt, c.bwd, c.keep, c.log, c.rows, c.n); got != c.want {
 			t.Errorf("PackedOn(%v, bwd %v, keep %v, log %v, %dx%d) = %v", c.dt, c.bwd, c.keep, c.log, c.rows, c.n, got)
