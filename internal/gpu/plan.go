@@ -2,14 +2,22 @@ package gpu
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 )
 
 // Layout arithmetic the CUDA and HIP backends share when they plan a
 // launch.
 
-// CeilDiv is a / b rounded up, for a >= 0 and b > 0.
-func CeilDiv(a, b int64) int64 { return (a + b - 1) / b }
+// CeilDiv is a / b rounded up, for a >= 0 and b > 0 (without forming
+// a + b - 1, which wraps for a near MaxInt64).
+func CeilDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 {
+		q++
+	}
+	return q
+}
 
 // NextPow2 is the least power of two at least n (1 for n <= 1).
 func NextPow2(n int64) int64 {
@@ -38,12 +46,16 @@ func RowThreads(cols int64) int {
 
 // CachedBytes is the shared memory tier 2 takes for a row of n columns of
 // t: the row, and backward dy beside y.
+// Rows too long for the product to fit in an int64 give MaxInt64.
 func CachedBytes(t Dtype, n int64, bwd bool) int64 {
-	b := n * int64(t.Size())
+	per := int64(t.Size())
 	if bwd {
-		b *= 2
+		per *= 2
 	}
-	return b
+	if n > math.MaxInt64/per {
+		return math.MaxInt64
+	}
+	return n * per
 }
 
 // TierKernelName names t's kernel of a tier with one kernel a direction

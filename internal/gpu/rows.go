@@ -427,7 +427,7 @@ func PackedKernel(t Dtype, k int) string { return tierKernel("rows", t, false, k
 // rowPacks is the 16-byte packs a row of n columns of t spans.
 func rowPacks(t Dtype, n int64) int64 {
 	per := int64(16 / t.Size())
-	return (n + per - 1) / per
+	return CeilDiv(n, per)
 }
 
 // rowsShape lays out rows of packs packs at K = prefer, doubling up to
@@ -506,7 +506,7 @@ func ClusterShape(t Dtype, bwd bool, n int64, warp int) (k, blocks, threads int,
 	packs := rowPacks(t, n)
 	for _, most := range []int64{int64(clusterThreads), RowsMaxThreads} {
 		for blocks = 2; blocks <= ClusterMaxBlocks; blocks *= 2 {
-			per := (packs + int64(k*blocks) - 1) / int64(k*blocks)
+			per := CeilDiv(packs, int64(k*blocks))
 			if th := (per + int64(warp) - 1) / int64(warp) * int64(warp); th <= most {
 				return k, blocks, int(th), true
 			}

@@ -29,8 +29,11 @@ func StreamKernel(t Dtype) string { return "softmax_bwd_lstream_" + t.Suffix() }
 // the row is not whole packs or needs more than 1024 threads (tier 1 then
 // keeps its registers form).
 func StreamShape(t Dtype, n int64) (threads int, ok bool) {
+	if !StreamKernels(t) || n <= 0 {
+		return 0, false
+	}
 	pk := int64(16 / t.Size())
-	if !StreamKernels(t) || n <= 0 || n%pk != 0 {
+	if n%pk != 0 {
 		return 0, false
 	}
 	packs := n / pk

@@ -38,7 +38,7 @@ func WideShape(t Dtype, n int64, warp int) (w int, ok bool) {
 	if k == 0 || n <= 0 {
 		return 0, false
 	}
-	g := (rowPacks(t, n) + int64(k) - 1) / int64(k)
+	g := CeilDiv(rowPacks(t, n), int64(k))
 	g = max(1, (g+int64(warp)-1)/int64(warp)) * int64(warp)
 	if g > WideMaxGroup {
 		return 0, false
