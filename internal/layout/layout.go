@@ -119,8 +119,9 @@ func Resolve(p Params, shape, maskShape []int) (*View, error) {
 	if p.Causal {
 		v.CausalRows = shape[rank-2]
 		// Offsets past either end mask nothing or everything; clamping
-		// keeps i+Offset+1 from overflowing (here and in the GPU kernels).
-		v.Offset = min(max(p.Offset, -v.CausalRows-1), v.N)
+		// keeps i+Offset+1 from overflowing (here and in the GPU kernels):
+		// it is at most CausalRows+N-1, no more than the element count.
+		v.Offset = min(max(p.Offset, -v.CausalRows-1), v.N-1)
 	}
 	if !p.Masked {
 		if maskShape != nil {
