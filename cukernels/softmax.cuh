@@ -1382,7 +1382,7 @@ template <typename T, int K, bool MASKED, int ARRAYS, bool SHIFT = false> struct
 					if (SHIFT) {
 						// Bytes of the pack up to the row's end: 16 but for its last.
 						const unsigned b16 = (unsigned)min(16, (hi - col) * (int)sizeof(T));
-						if (b16 < 16 && row == v.rows - 1) {
+						if (SM_ASYNC_PART_WHOLE && b16 < 16 && row == v.rows - 1) {
 							// The buffer's last pack (see sm_async_copy_part).
 							sm_copy_part(slot(0, st, p), ra + col, b16);
 							if (ARRAYS == 2) sm_copy_part(slot(1, st, p), rb + col, b16);
