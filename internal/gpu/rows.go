@@ -62,13 +62,16 @@ const RowsBlock = 128
 // packs (128 columns) prefer 1: 5% faster than 2 at 65536x128 (entry 12).
 // Float32 rows with a mask buffer of at most 128 packs (512 columns)
 // prefer 2: 4-7% faster (entry 11).
-// Rows of 17 to 128 packs (a warp or less at K = 4) prefer 4 where K = 2
-// spends more instructions a row than it saves: unmasked half rows
-// forward 1.07-1.32x faster at 197, 300 and 577 columns (25-73 packs) and
-// 0.92x at 1025 (129 packs, K = 4 in a 64-thread group); backward
-// 1.10-1.21x at 197 and 300; float32 backward rows of 33 to 128 packs
-// 1.03-1.08x at 197 and 300 columns (50, 75 packs), 0.93-0.96x at 577 and
-// 1000 (GPU entry 90).
+// Unmasked rows of 17 to 128 packs (a warp or less at K = 4) prefer 4
+// (GPU entry 90): the half types forward 1.03-1.35x faster from 136 to
+// 1024 columns but at 256 and 512 (level), and 0.92x at 1025 (129 packs,
+// K = 4 in a 64-thread group); backward 1.10-1.21x at 136, 197 and 300,
+// 0.97-0.99x at 256. Float32 backward rows of 33 to 128 packs 1.03-1.21x
+// at 136, 197 and 300 columns, but 0.95x where K = 2 fills its group (256
+// and 512 columns), which keep 2 (fullK2Group), and 0.93-0.96x at 577 and
+// 1000. Half backward rows of 129 to 255 packs prefer 2: at 1025 columns
+// 41.7-44.8 us against K = 4's 47.7-54.6 (1.14-1.22x), at 1536 level
+// to 1.05x.
 func rowsK(t Dtype, bwd bool, keep Keep, packs int64) (prefer, most int) {
 	half := t == Float16 || t == BFloat16
 	switch {
@@ -78,7 +81,12 @@ func rowsK(t Dtype, bwd bool, keep Keep, packs int64) (prefer, most int) {
 		case keep != KeepAll:
 		case half && packs <= 16:
 			prefer = 1
-		case half || t == Float32 && (packs > 32 && packs <= 128 || packs > 2*512):
+		case half && packs > 128 && packs < 256:
+		case half:
+			prefer = 4
+		case t == Float32 && packs > 32 && packs <= 128 && !fullK2Group(packs):
+			prefer = 4
+		case t == Float32 && packs > 2*512:
 			prefer = 4
 		}
 	case half && keep == KeepAll:
@@ -92,6 +100,18 @@ func rowsK(t Dtype, bwd bool, keep Keep, packs int64) (prefer, most int) {
 		prefer, most = 4, 4
 	}
 	return preferred(prefer, most), most
+}
+
+// fullK2Group says whether rows of 33 to 128 packs fill at least 7/8 of
+// the group K = 2 gives them (a warp for up to 64 packs, two up to 128):
+// 56-64 and 112-128 packs. Measured full (64, 128) and at most 78% full
+// (34, 50, 75); the 7/8 between is a guess.
+func fullK2Group(packs int64) bool {
+	slots := int64(2 * 32)
+	if packs > slots {
+		slots *= 2
+	}
+	return packs*8 >= slots*7
 }
 
 // preferred is prefer, or SOFTMAX_ROWS_K's K capped at most where it is

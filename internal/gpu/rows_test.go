@@ -56,7 +56,8 @@ func TestRowsShape(t *testing.T) {
 	}
 	// Unmasked half backward rows of at most 16 packs take K = 1 (entry 12);
 	// unmasked rows of 17 to 128 packs K = 4 (half forward and backward,
-	// float32 backward from 33 packs; entry 90).
+	// float32 backward from 33 packs but where K = 2 fills its group), half
+	// backward rows of 129 to 255 packs K = 2 (entry 90).
 	for _, c := range []struct {
 		dt       Dtype
 		bwd      bool
@@ -68,7 +69,9 @@ func TestRowsShape(t *testing.T) {
 		{BFloat16, true, KeepAll, 128, 1, 16},
 		{Float16, true, KeepAll, 136, 4, 8},
 		{Float16, true, KeepMask, 128, 2, 8},
-		{Float16, true, KeepAll, 1025, 4, 64},
+		{Float16, true, KeepAll, 1025, 2, 96},
+		{BFloat16, true, KeepAll, 2040, 2, 128},
+		{Float16, true, KeepAll, 2048, 4, 64},
 		{Float16, false, KeepAll, 128, 2, 8},
 		{Float16, false, KeepAll, 136, 4, 8},
 		{BFloat16, false, KeepAll, 577, 4, 32},
@@ -77,7 +80,14 @@ func TestRowsShape(t *testing.T) {
 		{Float16, false, KeepCausal, 1025, 4, 64},
 		{Float32, true, KeepAll, 128, 2, 16},
 		{Float32, true, KeepAll, 300, 4, 32},
-		{Float32, true, KeepAll, 512, 4, 32},
+		{Float32, true, KeepAll, 512, 2, 64},
+		{Float32, true, KeepAll, 256, 2, 32},
+		{Float32, true, KeepAll, 252, 2, 32},
+		{Float32, true, KeepAll, 224, 2, 32},
+		{Float32, true, KeepAll, 220, 4, 16},
+		{Float32, true, KeepAll, 444, 4, 32},
+		{Float32, true, KeepAll, 448, 2, 64},
+		{Float32, true, KeepAll, 136, 4, 16},
 		{Float32, true, KeepAll, 577, 2, 96},
 		{Float32, true, KeepMask, 300, 2, 64},
 	} {
