@@ -1,10 +1,10 @@
 #!/bin/bash
-# session 55 call 3, at the commit given (the binaries built at it: the
+# session 55 call 4, at the commit given (the binaries built at it: the
 # shifted pipelined kernels' last-pack copy and entry 90's rules): the
 # whole GPU suite in its short form, then the published run (the
 # benchmark and PyTorch's), then the twelve shapes off the issue's list,
 # ours and PyTorch's. Each part archived as it ends. (Memcheck without the
-# test guards and the changed tests in full mode ran in call 2.)
+# test guards and the changed tests in full mode ran in call 3.)
 set -u
 cd "$(dirname "$0")/../../.."
 W=$(mktemp -d)
