@@ -1375,6 +1375,15 @@ template <typename T, int K, bool MASKED, int ARRAYS, bool SHIFT = false> struct
 			const T* ra = sm_opaque(a + off);
 			const T* rb = ARRAYS == 2 ? sm_opaque(b + off) : nullptr;
 			const unsigned char* mr = MBUF && v.mask ? sm_opaque(v.mask + v.mask_row(row)) : nullptr;
+			// SHIFT: rows whose last pack passes the buffer's end (the last
+			// few) take fetch_tail, out of this loop (see sm_async_copy_part).
+			if constexpr (SHIFT && SM_ASYNC_PART_WHOLE) {
+				if (off + (hi + P - 1) / P * P > v.rows * v.n) {
+					fetch_tail(ra, rb, g, l, hi, st);
+					sm_async_commit();
+					return;
+				}
+			}
 #pragma unroll
 			for (int p = 0; p < K; ++p) {
 				const int col = (p * g.W + g.lane) * P;
@@ -1382,14 +1391,8 @@ template <typename T, int K, bool MASKED, int ARRAYS, bool SHIFT = false> struct
 					if (SHIFT) {
 						// Bytes of the pack up to the row's end: 16 but for its last.
 						const unsigned b16 = (unsigned)min(16, (hi - col) * (int)sizeof(T));
-						if (SM_ASYNC_PART_WHOLE && b16 < 16 && row == v.rows - 1) {
-							// The buffer's last pack (see sm_async_copy_part).
-							sm_copy_part(slot(0, st, p), ra + col, b16);
-							if (ARRAYS == 2) sm_copy_part(slot(1, st, p), rb + col, b16);
-						} else {
-							sm_async_copy_part(slot(0, st, p), ra + col, b16);
-							if (ARRAYS == 2) sm_async_copy_part(slot(1, st, p), rb + col, b16);
-						}
+						sm_async_copy_part(slot(0, st, p), ra + col, b16);
+						if (ARRAYS == 2) sm_async_copy_part(slot(1, st, p), rb + col, b16);
 					} else {
 						sm_async_copy<16>(slot(0, st, p), ra + col);
 						if (ARRAYS == 2) sm_async_copy<16>(slot(1, st, p), rb + col);
@@ -1402,6 +1405,28 @@ template <typename T, int K, bool MASKED, int ARRAYS, bool SHIFT = false> struct
 			}
 		}
 		sm_async_commit();
+	}
+
+	// fetch_tail is fetch's copy for a row whose last pack passes the
+	// buffer's end: that pack a byte at a time (sm_copy_part), no byte
+	// past the row read. Not inlined, so fetch's loop stays as it was:
+	// inlined, its branches had cost the half types' backward at 1025
+	// columns 15% (GPU entry 90).
+	__device__ __noinline__ void fetch_tail(const T* ra, const T* rb, const RowGroup& g, int l, int hi,
+	                                        int st) const {
+		for (int p = 0; p < K; ++p) {
+			const int col = (p * g.W + g.lane) * P;
+			if (col < l) {
+				const unsigned b16 = (unsigned)min(16, (hi - col) * (int)sizeof(T));
+				if (b16 < 16) {
+					sm_copy_part(slot(0, st, p), ra + col, b16);
+					if (ARRAYS == 2) sm_copy_part(slot(1, st, p), rb + col, b16);
+				} else {
+					sm_async_copy_part(slot(0, st, p), ra + col, b16);
+					if (ARRAYS == 2) sm_async_copy_part(slot(1, st, p), rb + col, b16);
+				}
+			}
+		}
 	}
 
 	// take reads pack p of stage st of array arr back (afresh, sm_lds_if)
