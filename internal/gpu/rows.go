@@ -69,9 +69,9 @@ const RowsBlock = 128
 // 0.97-0.99x at 256. Float32 backward rows of 33 to 128 packs 1.03-1.21x
 // at 136, 197 and 300 columns, but 0.95x where K = 2 fills its group (256
 // and 512 columns), which keep 2 (fullK2Group), and 0.93-0.96x at 577 and
-// 1000. Half backward rows of 129 to 255 packs prefer 2: at 1025 columns
-// 41.7-44.8 us against K = 4's 47.7-54.6 (1.14-1.22x), at 1536 level
-// to 1.05x.
+// 1000. Half backward rows of 129 to 255 packs prefer 2: at 1025 and
+// 1100 columns 1.09-1.24x faster than K = 4 (44.0-46.8 us against
+// 48.3-57.5, entry 90's call 3), at 1536 level to 1.05x.
 func rowsK(t Dtype, bwd bool, keep Keep, packs int64) (prefer, most int) {
 	half := t == Float16 || t == BFloat16
 	switch {
