@@ -55,10 +55,11 @@ const RowsBlock = 128
 // pipeline); backward 2 (y and dy). Larger K spill at the 64 registers of a
 // 1024-thread block; backward K = 4 has kernels for groups of at most 512
 // threads (RowsMaxGroup), which hold no longer rows than K = 2 does, and
-// backward prefers it for unmasked half rows of at least 64 packs (512
+// backward preferred it for unmasked half rows of at least 64 packs (512
 // columns) and float32 rows K = 2 would give more than 512 threads: 2-8%
 // faster there on the H200, 1-10% slower on shorter rows
-// (docs/PERFORMANCE.md, GPU entry 8); unmasked half rows of at most 16
+// (docs/PERFORMANCE.md, GPU entry 8; entry 90 moved the half bounds and
+// added float32's short rows: below); unmasked half rows of at most 16
 // packs (128 columns) prefer 1: 5% faster than 2 at 65536x128 (entry 12).
 // Float32 rows with a mask buffer of at most 128 packs (512 columns)
 // prefer 2: 4-7% faster (entry 11).
@@ -186,7 +187,8 @@ func PipeRowsFit(rows, step, perBlock int64) bool {
 
 // PipeBlocksCap is the most blocks per SM the pipelined tier 1 kernels
 // run at (0: as many as fit). Backward rows of the half types at K = 4 in
-// 64-thread groups (1032 to 2048 columns) run at most 4: 52.6 against
+// 64-thread groups (2041 to 2048 columns since entry 90 gave 129-255
+// packs K = 2; 1032 to 2048 before) run at most 4: 52.6 against
 // 53.9 us at 16384x2048 and 1516 against 1571 at 16x16x2048x2048, both
 // ops and both types, where 9 fit; 5 and 8 ran as 9 did, 3 and 2 7-30%
 // slower (docs/PERFORMANCE.md GPU entry 13). In 128-thread groups (3080
