@@ -1343,7 +1343,7 @@ func TestGPUShifted(t *testing.T) {
 // grid, or tier 8's, is set, so that the tests checking plans against the
 // rules skip.
 func tierKnobsSet() bool {
-	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_ROWS_BLOCK", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_LSTREAM_PACKS", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_CGRID_LOG", "SOFTMAX_WIDE", "SOFTMAX_ONCE", "SOFTMAX_ONCE_GROUPS", "SOFTMAX_SHIFT"} {
+	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_ROWS_BLOCK", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_LSTREAM_PACKS", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_CGRID_LOG", "SOFTMAX_WIDE", "SOFTMAX_ONCE", "SOFTMAX_ONCE_GROUPS", "SOFTMAX_SHIFT", "SOFTMAX_CGRID_SHIFT"} {
 		if os.Getenv(k) != "" {
 			return true
 		}
@@ -1788,6 +1788,7 @@ func TestGPUCGrid(t *testing.T) {
 			}
 		}
 	}
+	cgridShifted(t, d, rng)
 	// Log-softmax backward on the kernel that holds dy alone
 	// (gpu.CGridLogKernel) and on bwd_cgrid, over rows whose dx depends
 	// on the check of rows of -Inf alone, which the dy-only kernel's
@@ -1867,6 +1868,65 @@ func TestGPUCGrid(t *testing.T) {
 					t.Errorf("%v %dx%d: tier 8 layout %+v (ok %v), want clusters of %d", dt, c.rows, c.n, g, ok, blocks)
 					continue
 				}
+				run(t, d, p, dt, TierCGrid)
+			}
+		}
+	}
+}
+
+// cgridShifted runs tier 8's shifted kernels (rows of a part pack, their
+// shares tiled from the pack boundary before each row's start) forced on
+// rows that give every shift of a pack, whose buffer ends on a pack or
+// inside one (the last row's last share then copies its part pack an
+// element at a time), in clusters of 2 to 16: softmax and log-softmax
+// (the latter at scales of 1 and 0.3), rows with NaN, +Inf and -Inf,
+// forward and backward (check runs both); and checks that tier 8 plans
+// them there, and its column-at-a-time path where asked (noCGridShift)
+// and for masked and causal rows.
+func cgridShifted(t *testing.T, d *Device, rng *rand.Rand) {
+	defer func() { d.noCGridShift = false }()
+	for _, dt := range dtypes {
+		pk := 16 / dt.Size()
+		for i, c := range []struct{ rows, n int }{
+			{2*pk + 1, 4097}, {2 * pk, 20003}, {pk + 3, 50257}, {3, 600001},
+		} {
+			if testing.Short() && c.rows*c.n > 1<<19 || !eligible(d, &call{dt: dt, v: rowsProblem(rng, c.rows, c.n, 0).view(t), bwd: true}, TierCGrid) {
+				continue // (float64 rows of 600001 columns pass what clusters of 16 hold)
+			}
+			for _, bwd := range []bool{false, true} {
+				if tierKnobsSet() {
+					break
+				}
+				for _, old := range []bool{false, true} {
+					d.noCGridShift = old
+					for _, params := range []layout.Params{{Axis: -1, Scale: 1}, {Axis: -1, Scale: 1, Causal: true}} {
+						masked := params.Causal
+						p := planWith(t, d, dt, []int{c.rows, c.n}, params, bwd, TierCGrid)
+						want := gpu.TierKernelName(dt, bwd, "cgrid")
+						if !old && !masked {
+							want = gpu.CGridShiftKernel(dt, bwd)
+						}
+						if p.names[0] != want || p.shift != (want != gpu.TierKernelName(dt, bwd, "cgrid")) {
+							t.Errorf("%v %dx%d bwd %v noCGridShift %v causal %v: kernel %s shift %v; want %s", dt, c.rows, c.n, bwd, old, masked, p.names[0], p.shift, want)
+						}
+					}
+				}
+			}
+			if i == 0 { // the column-at-a-time path, which these rows took before
+				d.noCGridShift = true
+				run(t, d, rowsProblem(rng, c.rows, c.n, 5), dt, TierCGrid)
+			}
+			d.noCGridShift = false
+			for _, variant := range []int{0, 5, 6, -1} {
+				if testing.Short() && variant != []int{0, 5, 6, -1}[i%4] {
+					continue
+				}
+				p := rowsProblem(rng, c.rows, c.n, max(variant, 0))
+				if variant < 0 {
+					p.spec.Log = true
+					p.name += "/log"
+				}
+				p.name += "/cgridshift"
 				run(t, d, p, dt, TierCGrid)
 			}
 		}
