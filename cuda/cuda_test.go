@@ -1890,8 +1890,8 @@ func cgridShifted(t *testing.T, d *Device, rng *rand.Rand) {
 		for i, c := range []struct{ rows, n int }{
 			{2*pk + 1, 4097}, {2 * pk, 20003}, {pk + 3, 50257}, {3, 600001},
 		} {
-			if testing.Short() && c.rows*c.n > 1<<19 || !eligible(d, &call{dt: dt, v: rowsProblem(rng, c.rows, c.n, 0).view(t), bwd: true}, TierCGrid) {
-				continue // (float64 rows of 600001 columns pass what clusters of 16 hold)
+			if testing.Short() && c.rows*c.n > 1<<19 || !eligible(d, &call{dt: dt, v: rowsProblem(rng, c.rows, c.n, 0).view(t)}, TierCGrid) {
+				continue // (float64 rows of 600001 columns pass what clusters of 16 hold; check skips backward where it does not fit)
 			}
 			for _, bwd := range []bool{false, true} {
 				if tierKnobsSet() {
@@ -1929,6 +1929,27 @@ func cgridShifted(t *testing.T, d *Device, rng *rand.Rand) {
 				p.name += "/cgridshift"
 				run(t, d, p, dt, TierCGrid)
 			}
+		}
+	}
+	// Forced cluster sizes give shares that hold fewer than a pack of the
+	// row (float32 rows of 1022 in 16 blocks: row 0's last share holds 2
+	// columns) or none of it (float64 rows of 1050 in 12 blocks).
+	defer func() { d.cgridBlocks = gpu.CGridBlocks }()
+	for _, c := range []struct {
+		dt        Dtype
+		n, blocks int
+	}{{Float32, 1022, 16}, {Float64, 1050, 12}, {Float64, 1051, 12}, {Float16, 1027, 16}} {
+		if c.blocks > d.cgridMost {
+			continue
+		}
+		d.cgridBlocks = c.blocks
+		for _, variant := range []int{0, 6} {
+			p := rowsProblem(rng, 2*16/c.dt.Size()+1, c.n, variant)
+			p.name += "/cgridshift"
+			if pl := planWith(t, d, c.dt, p.spec.Shape, layout.Params{Axis: -1, Scale: 1}, false, TierCGrid); !pl.shift && !tierKnobsSet() {
+				t.Errorf("%v %v in clusters of %d: kernel %s, not shifted", c.dt, p.spec.Shape, c.blocks, pl.names[0])
+			}
+			run(t, d, p, c.dt, TierCGrid)
 		}
 	}
 }

@@ -708,8 +708,11 @@ func (d *Device) cgridBeforeRows(c *call) bool {
 // kernels for c: rows of a part pack, in aligned buffers, that tier 1
 // would not take (or that cgridBeforeRows sends to tier 8), where a
 // cluster holds the row and a pack less one column more and the clusters
-// give at least a block per SM. Tier 8, the grid and split tiers take
-// such rows a column at a time (docs/PERFORMANCE.md GPU entry 88).
+// give at least a block per SM. The grid and split tiers take such rows
+// a column at a time (docs/PERFORMANCE.md GPU entry 88); tier 8 in whole
+// packs where it has shifted kernels (cgridShifted), and
+// SOFTMAX_CGRID_SHIFT=1 sends it the rows it would take were they whole
+// packs.
 func (d *Device) clusterShiftPays(c *call) bool {
 	v := c.v
 	n, rows, pk := int64(v.N), int64(v.Outer), int64(vecBytes/c.dt.Size())
@@ -767,8 +770,9 @@ func (d *Device) cgridShape(c *call) (g gpu.CGrid, ok bool) {
 }
 
 // cgridShifted says whether tier 8 takes c in its shifted kernels
-// (gpu.CGridShiftKernel): rows of a part pack in aligned buffers (shifts),
-// with neither mask nor causal limit.
+// (gpu.CGridShiftKernel): rows of a part pack in aligned buffers (shifts:
+// so SOFTMAX_SHIFT=0, tier 1's knob, turns them off too), with neither
+// mask nor causal limit.
 func (d *Device) cgridShifted(c *call) bool {
 	n, pk := int64(c.v.N), int64(vecBytes/c.dt.Size())
 	return c.mask == 0 && !c.v.Causal && gpu.CGridShiftOn() && !d.noCGridShift && d.shifts(c, n, pk)
