@@ -360,18 +360,6 @@ template <typename T> __device__ __forceinline__ void grid_copy_shifted(T* s, co
 	for (int k = whole + threadIdx.x; k < in; k += blockDim.x) s[k] = g[k];
 }
 
-// grid_fill_edges writes fill over a shifted share's columns outside the
-// row in the cache (fewer than a pack at each end), so the passes over
-// the cache take them as the row's filtered columns (-Inf forward) and
-// need no per-unit check; the caller's block barrier publishes them.
-template <typename T>
-__device__ __forceinline__ void grid_fill_edges(T* s, const View& v, const GridSlice& sl, T fill) {
-	const int head = sl.lo < 0 ? (int)min(-sl.lo, (i64)sl.len) : 0;
-	const int tail = v.n - sl.lo < sl.len ? (int)max(v.n - sl.lo, (i64)head) : sl.len;
-	for (int k = threadIdx.x; k < head; k += blockDim.x) s[k] = fill;
-	for (int k = tail + threadIdx.x; k < sl.len; k += blockDim.x) s[k] = fill;
-}
-
 // GridEdges is where a shifted share's output goes: its columns of the
 // row are [c0, c1) of the share, the whole packs among them [p0, p1)
 // (p0 = p1 = c1 where there are none), the rest (fewer than a pack at
@@ -396,6 +384,18 @@ struct GridEdges {
 	__device__ __forceinline__ int edges() const { return (p0 - c0) + (c1 - p1); }
 	__device__ __forceinline__ int edge(int k) const { return k < p0 - c0 ? c0 + k : p1 + (k - (p0 - c0)); }
 };
+
+// grid_fill_edges writes fill over a shifted share's columns outside the
+// row in the cache (fewer than a pack at each end, GridEdges' [0, c0) and
+// [c1, len)), so the passes over the cache take them as the row's
+// filtered columns (-Inf forward) and need no per-unit check; the
+// caller's block barrier publishes them.
+template <typename T>
+__device__ __forceinline__ void grid_fill_edges(T* s, const View& v, const GridSlice& sl, T fill) {
+	const GridEdges e = GridEdges::of<1>(v, sl); // c0 and c1 do not depend on the pack
+	for (int k = threadIdx.x; k < e.c0; k += blockDim.x) s[k] = fill;
+	for (int k = e.c1 + threadIdx.x; k < sl.len; k += blockDim.x) s[k] = fill;
+}
 
 // GridUnits is the cache as units of what one thread takes at a time: a
 // 16-byte pack where every pack is aligned (vec), else one element. U is
