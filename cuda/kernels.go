@@ -710,9 +710,8 @@ func (d *Device) cgridBeforeRows(c *call) bool {
 // cluster holds the row and a pack less one column more and the clusters
 // give at least a block per SM. The grid and split tiers take such rows
 // a column at a time (docs/PERFORMANCE.md GPU entry 88); tier 8 in whole
-// packs where it has shifted kernels (cgridShifted), and
-// SOFTMAX_CGRID_SHIFT=1 sends it the rows it would take were they whole
-// packs.
+// packs (cgridShifted), and it takes the rows it would take were they
+// whole packs (GPU entry 92).
 func (d *Device) clusterShiftPays(c *call) bool {
 	v := c.v
 	n, rows, pk := int64(v.N), int64(v.Outer), int64(vecBytes/c.dt.Size())
@@ -722,8 +721,8 @@ func (d *Device) clusterShiftPays(c *call) bool {
 	if d.eligible(c, TierRows) && !(rows < splitRowsPer*int64(d.sms) && n >= splitMinN) && !d.cgridBeforeRows(c) {
 		return false // tier 1's
 	}
-	if gpu.CGridShiftFirst() && d.cgridShifted(c) && d.cgridPays(c) {
-		return false // tier 8's shifted kernels (SOFTMAX_CGRID_SHIFT=1)
+	if d.cgridShifted(c) && d.cgridPays(c) {
+		return false // tier 8's shifted kernels
 	}
 	_, blocks, _, ok := gpu.ClusterShape(c.dt, c.bwd, n+pk-1, warpSize)
 	return ok && rows*int64(blocks) >= int64(d.sms)
