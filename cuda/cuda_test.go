@@ -1686,18 +1686,35 @@ func clusterShifted(t *testing.T, d *Device, rng *rand.Rand) {
 	if tierKnobsSet() || os.Getenv("SOFTMAX_CLUSTER") != "" || os.Getenv("SOFTMAX_CGRID") != "" {
 		return
 	}
-	// Dispatch takes them for rows tier 1 does not hold, tier 8's before.
+	// Dispatch takes them for masked rows tier 1 does not hold, and tier
+	// 8's shifted kernels for the others where tier 8 pays (they ran
+	// 1.05-1.6x faster there, GPU entry 92).
 	for _, c := range []struct {
-		dt    Dtype
-		shape []int
-		bwd   bool
+		dt     Dtype
+		shape  []int
+		bwd    bool
+		masked bool
+		want   Tier
 	}{
-		{Float16, []int{512, 32001}, true},
-		{Float32, []int{1024, 50257}, false},
-		{BFloat16, []int{1024, 50257}, true},
+		{Float16, []int{512, 32001}, true, false, TierCGrid},
+		{Float32, []int{1024, 50257}, false, false, TierCGrid},
+		{BFloat16, []int{1024, 50257}, true, false, TierCGrid},
+		{Float32, []int{1024, 50257}, false, true, TierCluster},
+		{Float16, []int{256, 128257}, false, true, TierCluster},
 	} {
-		if p := planWith(t, d, c.dt, c.shape, layout.Params{Axis: -1, Scale: 1}, c.bwd, TierAuto); p.tier != TierCluster || !p.shift {
-			t.Errorf("%v %v bwd %v: tier %v kernel %s shift %v; want the cluster tier's shifted kernel", c.dt, c.shape, c.bwd, p.tier, p.names[0], p.shift)
+		params := layout.Params{Axis: -1, Scale: 1, Masked: c.masked}
+		var ms []int
+		var mask cu.DevicePtr
+		if c.masked {
+			ms, mask = c.shape, 4<<40
+		}
+		v, err := layout.Resolve(params, c.shape, ms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := planCall(t, d, &call{dt: c.dt, v: v, bwd: c.bwd, mask: mask})
+		if p.tier != c.want || !p.shift {
+			t.Errorf("%v %v bwd %v masked %v: tier %v kernel %s shift %v; want tier %v, shifted", c.dt, c.shape, c.bwd, c.masked, p.tier, p.names[0], p.shift, c.want)
 		}
 	}
 }
@@ -1894,8 +1911,8 @@ func cgridShifted(t *testing.T, d *Device, rng *rand.Rand) {
 				continue // (float64 rows of 600001 columns pass what clusters of 16 hold; check skips backward where it does not fit)
 			}
 			for _, bwd := range []bool{false, true} {
-				if tierKnobsSet() {
-					break
+				if tierKnobsSet() || !eligible(d, &call{dt: dt, v: rowsProblem(rng, c.rows, c.n, 0).view(t), bwd: bwd}, TierCGrid) {
+					continue // (float32 backward rows of 600001 columns pass what clusters of 16 hold)
 				}
 				for _, old := range []bool{false, true} {
 					d.noCGridShift = old
@@ -1933,12 +1950,16 @@ func cgridShifted(t *testing.T, d *Device, rng *rand.Rand) {
 	}
 	// Forced cluster sizes give shares that hold fewer than a pack of the
 	// row (float32 rows of 1022 in 16 blocks: row 0's last share holds 2
-	// columns) or none of it (float64 rows of 1050 in 12 blocks).
+	// columns) or none of it (float16 rows of 1007 in 15 blocks of 72
+	// columns: row 0 ends at 1008, where its last share starts). (Only the
+	// half types have the latter: a layout of b blocks leaves none empty
+	// for rows of n + P - 1 columns, and the row that starts on a boundary
+	// ends within P - 2 of that.)
 	defer func() { d.cgridBlocks = gpu.CGridBlocks }()
 	for _, c := range []struct {
 		dt        Dtype
 		n, blocks int
-	}{{Float32, 1022, 16}, {Float64, 1050, 12}, {Float64, 1051, 12}, {Float16, 1027, 16}} {
+	}{{Float32, 1022, 16}, {Float16, 1007, 15}, {Float64, 1051, 12}, {BFloat16, 1039, 14}} {
 		if c.blocks > d.cgridMost {
 			continue
 		}
