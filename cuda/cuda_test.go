@@ -1343,7 +1343,7 @@ func TestGPUShifted(t *testing.T) {
 // grid, or tier 8's, is set, so that the tests checking plans against the
 // rules skip.
 func tierKnobsSet() bool {
-	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_ROWS_BLOCK", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_LSTREAM_PACKS", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_CGRID_LOG", "SOFTMAX_WIDE", "SOFTMAX_ONCE", "SOFTMAX_ONCE_GROUPS", "SOFTMAX_SHIFT"} {
+	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_ROWS_BLOCK", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_LSTREAM_PACKS", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_CGRID_LOG", "SOFTMAX_WIDE", "SOFTMAX_ONCE", "SOFTMAX_ONCE_GROUPS", "SOFTMAX_SHIFT", "SOFTMAX_CGRID_SHIFT"} {
 		if os.Getenv(k) != "" {
 			return true
 		}
@@ -1686,18 +1686,35 @@ func clusterShifted(t *testing.T, d *Device, rng *rand.Rand) {
 	if tierKnobsSet() || os.Getenv("SOFTMAX_CLUSTER") != "" || os.Getenv("SOFTMAX_CGRID") != "" {
 		return
 	}
-	// Dispatch takes them for rows tier 1 does not hold, tier 8's before.
+	// Dispatch takes them for masked rows tier 1 does not hold, and tier
+	// 8's shifted kernels for the others where tier 8 pays (they ran
+	// 1.05-1.6x faster there, GPU entry 92).
 	for _, c := range []struct {
-		dt    Dtype
-		shape []int
-		bwd   bool
+		dt     Dtype
+		shape  []int
+		bwd    bool
+		masked bool
+		want   Tier
 	}{
-		{Float16, []int{512, 32001}, true},
-		{Float32, []int{1024, 50257}, false},
-		{BFloat16, []int{1024, 50257}, true},
+		{Float16, []int{512, 32001}, true, false, TierCGrid},
+		{Float32, []int{1024, 50257}, false, false, TierCGrid},
+		{BFloat16, []int{1024, 50257}, true, false, TierCGrid},
+		{Float32, []int{1024, 50257}, false, true, TierCluster},
+		{Float16, []int{256, 128257}, false, true, TierCluster},
 	} {
-		if p := planWith(t, d, c.dt, c.shape, layout.Params{Axis: -1, Scale: 1}, c.bwd, TierAuto); p.tier != TierCluster || !p.shift {
-			t.Errorf("%v %v bwd %v: tier %v kernel %s shift %v; want the cluster tier's shifted kernel", c.dt, c.shape, c.bwd, p.tier, p.names[0], p.shift)
+		params := layout.Params{Axis: -1, Scale: 1, Masked: c.masked}
+		var ms []int
+		var mask cu.DevicePtr
+		if c.masked {
+			ms, mask = c.shape, 4<<40
+		}
+		v, err := layout.Resolve(params, c.shape, ms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := planCall(t, d, &call{dt: c.dt, v: v, bwd: c.bwd, mask: mask})
+		if p.tier != c.want || !p.shift {
+			t.Errorf("%v %v bwd %v masked %v: tier %v kernel %s shift %v; want tier %v, shifted", c.dt, c.shape, c.bwd, c.masked, p.tier, p.names[0], p.shift, c.want)
 		}
 	}
 }
@@ -1788,6 +1805,7 @@ func TestGPUCGrid(t *testing.T) {
 			}
 		}
 	}
+	cgridShifted(t, d, rng)
 	// Log-softmax backward on the kernel that holds dy alone
 	// (gpu.CGridLogKernel) and on bwd_cgrid, over rows whose dx depends
 	// on the check of rows of -Inf alone, which the dy-only kernel's
@@ -1869,6 +1887,90 @@ func TestGPUCGrid(t *testing.T) {
 				}
 				run(t, d, p, dt, TierCGrid)
 			}
+		}
+	}
+}
+
+// cgridShifted runs tier 8's shifted kernels (rows of a part pack, their
+// shares tiled from the pack boundary before each row's start) forced on
+// rows that give every shift of a pack, whose buffer ends on a pack or
+// inside one (the last row's last share then copies its part pack an
+// element at a time), in clusters of 2 to 16: softmax and log-softmax
+// (the latter at scales of 1 and 0.3), rows with NaN, +Inf and -Inf,
+// forward and backward (check runs both); and checks that tier 8 plans
+// them there, and its column-at-a-time path where asked (noCGridShift)
+// and for masked and causal rows.
+func cgridShifted(t *testing.T, d *Device, rng *rand.Rand) {
+	defer func() { d.noCGridShift = false }()
+	for _, dt := range dtypes {
+		pk := 16 / dt.Size()
+		for i, c := range []struct{ rows, n int }{
+			{2*pk + 1, 4097}, {2 * pk, 20003}, {pk + 3, 50257}, {3, 600001},
+		} {
+			if testing.Short() && c.rows*c.n > 1<<19 || !eligible(d, &call{dt: dt, v: rowsProblem(rng, c.rows, c.n, 0).view(t)}, TierCGrid) {
+				continue // (float64 rows of 600001 columns pass what clusters of 16 hold; check skips backward where it does not fit)
+			}
+			for _, bwd := range []bool{false, true} {
+				if tierKnobsSet() || !eligible(d, &call{dt: dt, v: rowsProblem(rng, c.rows, c.n, 0).view(t), bwd: bwd}, TierCGrid) {
+					continue // (float32 backward rows of 600001 columns pass what clusters of 16 hold)
+				}
+				for _, old := range []bool{false, true} {
+					d.noCGridShift = old
+					for _, params := range []layout.Params{{Axis: -1, Scale: 1}, {Axis: -1, Scale: 1, Causal: true}} {
+						masked := params.Causal
+						p := planWith(t, d, dt, []int{c.rows, c.n}, params, bwd, TierCGrid)
+						want := gpu.TierKernelName(dt, bwd, "cgrid")
+						if !old && !masked {
+							want = gpu.CGridShiftKernel(dt, bwd)
+						}
+						if p.names[0] != want || p.shift != (want != gpu.TierKernelName(dt, bwd, "cgrid")) {
+							t.Errorf("%v %dx%d bwd %v noCGridShift %v causal %v: kernel %s shift %v; want %s", dt, c.rows, c.n, bwd, old, masked, p.names[0], p.shift, want)
+						}
+					}
+				}
+			}
+			if i == 0 { // the column-at-a-time path, which these rows took before
+				d.noCGridShift = true
+				run(t, d, rowsProblem(rng, c.rows, c.n, 5), dt, TierCGrid)
+			}
+			d.noCGridShift = false
+			for _, variant := range []int{0, 5, 6, -1} {
+				if testing.Short() && variant != []int{0, 5, 6, -1}[i%4] {
+					continue
+				}
+				p := rowsProblem(rng, c.rows, c.n, max(variant, 0))
+				if variant < 0 {
+					p.spec.Log = true
+					p.name += "/log"
+				}
+				p.name += "/cgridshift"
+				run(t, d, p, dt, TierCGrid)
+			}
+		}
+	}
+	// Forced cluster sizes give shares that hold fewer than a pack of the
+	// row (float32 rows of 1022 in 16 blocks: row 0's last share holds 2
+	// columns) or none of it (float16 rows of 1007 in 15 blocks of 72
+	// columns: row 0 ends at 1008, where its last share starts). (Only the
+	// half types have the latter: a layout of b blocks leaves none empty
+	// for rows of n + P - 1 columns, and the row that starts on a boundary
+	// ends within P - 2 of that.)
+	defer func() { d.cgridBlocks = gpu.CGridBlocks }()
+	for _, c := range []struct {
+		dt        Dtype
+		n, blocks int
+	}{{Float32, 1022, 16}, {Float16, 1007, 15}, {Float64, 1051, 12}, {BFloat16, 1039, 14}} {
+		if c.blocks > d.cgridMost {
+			continue
+		}
+		d.cgridBlocks = c.blocks
+		for _, variant := range []int{0, 6} {
+			p := rowsProblem(rng, 2*16/c.dt.Size()+1, c.n, variant)
+			p.name += "/cgridshift"
+			if pl := planWith(t, d, c.dt, p.spec.Shape, layout.Params{Axis: -1, Scale: 1}, false, TierCGrid); !pl.shift && !tierKnobsSet() {
+				t.Errorf("%v %v in clusters of %d: kernel %s, not shifted", c.dt, p.spec.Shape, c.blocks, pl.names[0])
+			}
+			run(t, d, p, c.dt, TierCGrid)
 		}
 	}
 }

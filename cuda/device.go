@@ -91,31 +91,32 @@ type Device struct {
 	mu sync.Mutex
 
 	// Read and used only inside do, after start.
-	dev         cu.Device
-	ctx         cu.CUContext
-	mod         cu.Module
-	kernels     map[string]*kernel
-	spanMod     cu.Module          // cukernels.SpanFatbin's module
-	spanKernels map[string]*kernel // and kernels, for spanCall's calls
-	noPipe      bool               // tests: tier 1 without its pipelined kernels
-	noPacked    bool               // tests: tier 1 without its packed kernels
-	packed      bool               // tests: tier 1's packed kernels wherever they can run
-	noStream    bool               // tests: tier 1 without its streamed log-softmax backward
-	noCGridLog  bool               // tests: tier 8's log-softmax backward on bwd_cgrid (both arrays held)
-	wide        bool               // tests: tier 1's wide backward wherever it can run
-	once        bool               // tests: tier 1's one-row kernel wherever it can run
-	shift       bool               // tests: tier 1's shifted kernels wherever they fit
-	pipe        bool               // tests: tier 1's pipelined kernels wherever they can run
-	pipeBlocks  int                // tests: at most this many blocks (clusters) walk a pipelined tier 1 (cluster tier) call's rows
-	sms         int                // multiprocessors
-	smemOptin   int                // shared memory per block after opting in, bytes
-	l2          int                // L2 cache, bytes
-	work        cu.DevicePtr
-	workBytes   int64
-	clusters    bool // thread block clusters: compute capability 9.0 or later
-	coop        bool // cooperative launches
-	cgridMost   int  // tier 8's largest cluster: 16 where the driver allows, else 8
-	cgridBlocks int  // tier 8's cluster size where it fits (tests, SOFTMAX_CGRID_BLOCKS); 0: gpu.CGridPick's
+	dev          cu.Device
+	ctx          cu.CUContext
+	mod          cu.Module
+	kernels      map[string]*kernel
+	spanMod      cu.Module          // cukernels.SpanFatbin's module
+	spanKernels  map[string]*kernel // and kernels, for spanCall's calls
+	noPipe       bool               // tests: tier 1 without its pipelined kernels
+	noPacked     bool               // tests: tier 1 without its packed kernels
+	packed       bool               // tests: tier 1's packed kernels wherever they can run
+	noStream     bool               // tests: tier 1 without its streamed log-softmax backward
+	noCGridLog   bool               // tests: tier 8's log-softmax backward on bwd_cgrid (both arrays held)
+	noCGridShift bool               // tests: tier 8 takes rows of a part pack a column at a time
+	wide         bool               // tests: tier 1's wide backward wherever it can run
+	once         bool               // tests: tier 1's one-row kernel wherever it can run
+	shift        bool               // tests: tier 1's shifted kernels wherever they fit
+	pipe         bool               // tests: tier 1's pipelined kernels wherever they can run
+	pipeBlocks   int                // tests: at most this many blocks (clusters) walk a pipelined tier 1 (cluster tier) call's rows
+	sms          int                // multiprocessors
+	smemOptin    int                // shared memory per block after opting in, bytes
+	l2           int                // L2 cache, bytes
+	work         cu.DevicePtr
+	workBytes    int64
+	clusters     bool // thread block clusters: compute capability 9.0 or later
+	coop         bool // cooperative launches
+	cgridMost    int  // tier 8's largest cluster: 16 where the driver allows, else 8
+	cgridBlocks  int  // tier 8's cluster size where it fits (tests, SOFTMAX_CGRID_BLOCKS); 0: gpu.CGridPick's
 	// The grid tier's barrier words, one per row on its own 128-byte line
 	// (syncStride words a row, at most gridMaxPerSM rows per SM), zeroed once;
 	// every launch flips its bit 31 and leaves its low bits as they were

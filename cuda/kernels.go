@@ -62,7 +62,7 @@ func kernelNames() []string {
 					}
 				}
 			}
-			for _, t := range []string{"cached", "block", "split_stats", "split_apply", "inner", "grid", "cgrid"} {
+			for _, t := range []string{"cached", "block", "split_stats", "split_apply", "inner", "grid", "cgrid", "cgrid_shift"} {
 				names = append(names, gpu.TierKernelName(dt, dir == "bwd", t))
 			}
 			if dir == "bwd" && gpu.WideK(dt) > 0 {
@@ -708,8 +708,10 @@ func (d *Device) cgridBeforeRows(c *call) bool {
 // kernels for c: rows of a part pack, in aligned buffers, that tier 1
 // would not take (or that cgridBeforeRows sends to tier 8), where a
 // cluster holds the row and a pack less one column more and the clusters
-// give at least a block per SM. Tier 8, the grid and split tiers take
-// such rows a column at a time (docs/PERFORMANCE.md GPU entry 88).
+// give at least a block per SM. The grid and split tiers take such rows
+// a column at a time (docs/PERFORMANCE.md GPU entry 88); tier 8 in whole
+// packs (cgridShifted), and it takes the rows it would take were they
+// whole packs (GPU entry 92).
 func (d *Device) clusterShiftPays(c *call) bool {
 	v := c.v
 	n, rows, pk := int64(v.N), int64(v.Outer), int64(vecBytes/c.dt.Size())
@@ -718,6 +720,9 @@ func (d *Device) clusterShiftPays(c *call) bool {
 	}
 	if d.eligible(c, TierRows) && !(rows < splitRowsPer*int64(d.sms) && n >= splitMinN) && !d.cgridBeforeRows(c) {
 		return false // tier 1's
+	}
+	if d.cgridShifted(c) && d.cgridPays(c) {
+		return false // tier 8's shifted kernels
 	}
 	_, blocks, _, ok := gpu.ClusterShape(c.dt, c.bwd, n+pk-1, warpSize)
 	return ok && rows*int64(blocks) >= int64(d.sms)
@@ -756,7 +761,20 @@ func (d *Device) cgridShape(c *call) (g gpu.CGrid, ok bool) {
 	// The log-softmax kernel that holds dy alone takes the forward's
 	// layout: one array a block, blocks of at most gpu.CGridMaxThreads.
 	bwd := c.bwd && !dyOnly
-	return gpu.CGridPick(c.dt, bwd, c.mask != 0, int64(v.N), d.cgridMost, gpu.CGridSmemTarget, k.dynSmem, d.cgridBlocks, resident)
+	n := int64(v.N)
+	if d.cgridShifted(c) {
+		n = gpu.CGridShiftN(c.dt, n)
+	}
+	return gpu.CGridPick(c.dt, bwd, c.mask != 0, n, d.cgridMost, gpu.CGridSmemTarget, k.dynSmem, d.cgridBlocks, resident)
+}
+
+// cgridShifted says whether tier 8 takes c in its shifted kernels
+// (gpu.CGridShiftKernel): rows of a part pack in aligned buffers (shifts:
+// so SOFTMAX_SHIFT=0, tier 1's knob, turns them off too), with neither
+// mask nor causal limit.
+func (d *Device) cgridShifted(c *call) bool {
+	n, pk := int64(c.v.N), int64(vecBytes/c.dt.Size())
+	return c.mask == 0 && !c.v.Causal && gpu.CGridShiftOn() && !d.noCGridShift && d.shifts(c, n, pk)
 }
 
 // cgridKernel is tier 8's kernel for c: for log-softmax backward rows of
@@ -767,6 +785,9 @@ func (d *Device) cgridShape(c *call) (g gpu.CGrid, ok bool) {
 // shape) is taken as aligned and apart.
 func (d *Device) cgridKernel(c *call) (k *kernel, dyOnly bool) {
 	v := c.v
+	if d.cgridShifted(c) {
+		return d.set(c)[gpu.CGridShiftKernel(c.dt, c.bwd)], false
+	}
 	if c.bwd && v.Log && c.mask == 0 && !v.Causal && !d.noCGridLog && gpu.CGridLogOn(c.dt) &&
 		int64(v.N)%int64(vecBytes/c.dt.Size()) == 0 && aligned(c.bufs, vecBytes) &&
 		(len(c.bufs) < 3 || !c.overlaps(2, 0) && !c.overlaps(2, 1)) {
@@ -1027,6 +1048,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		g, _ := d.cgridShape(c)
 		k, dyOnly := d.cgridKernel(c)
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
+		p.shift = d.cgridShifted(c)
 		p.names = []string{k.name}
 		p.threads, p.smem, p.chunk, p.splits, p.cluster = g.Threads, g.Smem+gpu.CGridPad, g.Chunk, int64(g.Blocks), g.Blocks
 		p.balance = gpu.CGridBalanced(c.bwd, g.Blocks)

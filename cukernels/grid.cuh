@@ -311,6 +311,14 @@ __device__ __forceinline__ V meet_gather_one(const Meet& meet, i64 splits, To to
 
 // GridSlice is a block's share of the launch: its row and columns
 // [lo, lo + len).
+//
+// Shifted (tier 8's shifted kernels: rows of a part pack in buffers
+// aligned to a pack, no mask, no causal limit): the shares tile the row's
+// packs from the pack boundary at or before its start, as tier 1's
+// shifted kernels read it (row_shift), so every share is whole aligned
+// packs. lo is then negative in a row's first block, and a share's
+// columns outside [0, n) are its neighbours' (grid_fill_edges covers them
+// in the cache, GridEdges keeps them out of the output).
 struct GridSlice {
 	i64 row, b, lo;
 	int len;
@@ -321,7 +329,73 @@ struct GridSlice {
 		const i64 hi = lo + chunk < v.n ? lo + chunk : v.n;
 		len = hi > lo ? (int)(hi - lo) : 0;
 	}
+	template <int P> __device__ __forceinline__ static GridSlice shifted(const View& v, i64 chunk, i64 splits) {
+		GridSlice sl(v, chunk, splits);
+		const int s = row_shift<P>(sl.row, v.n);
+		const i64 lo = sl.b * chunk, end = (s + v.n + P - 1) / P * P; // from the boundary
+		const i64 hi = lo + chunk < end ? lo + chunk : end;
+		sl.lo = lo - s;
+		sl.len = hi > lo ? (int)(hi - lo) : 0;
+		return sl;
+	}
 };
+
+// grid_in_buffer is how many of a shifted share's columns lie inside the
+// buffer: all but where the last row's last pack passes its end. (A
+// share may be empty: the layout is for a row a pack less one column
+// longer.)
+__device__ __forceinline__ int grid_in_buffer(const View& v, const GridSlice& sl) {
+	const i64 left = v.rows * v.n - (sl.row * v.n + sl.lo);
+	return left < sl.len ? (int)max(left, (i64)0) : sl.len;
+}
+
+// grid_copy_shifted starts copying a shifted share's columns that lie in
+// the buffer into s: whole packs by cp.async, and the part pack the
+// buffer's end cuts (the last row's) an element at a time, so nothing
+// past the buffer is read.
+template <typename T> __device__ __forceinline__ void grid_copy_shifted(T* s, const T* g, int in) {
+	constexpr int P = PackWidth<T, 16>::value;
+	const int whole = in / P * P;
+	grid_copy<T>(s, g, whole, true);
+	for (int k = whole + threadIdx.x; k < in; k += blockDim.x) s[k] = g[k];
+}
+
+// GridEdges is where a shifted share's output goes: its columns of the
+// row are [c0, c1) of the share, the whole packs among them [p0, p1)
+// (p0 = p1 = c1 where there are none), the rest (fewer than a pack at
+// each end) an element at a time: the columns beside them are the
+// neighbouring rows', which other clusters write.
+struct GridEdges {
+	int c0, c1, p0, p1;
+	template <int P> __device__ __forceinline__ static GridEdges of(const View& v, const GridSlice& sl) {
+		GridEdges e;
+		e.c0 = sl.lo < 0 ? (int)min(-sl.lo, (i64)sl.len) : 0;
+		e.c1 = v.n - sl.lo < sl.len ? (int)max(v.n - sl.lo, (i64)e.c0) : sl.len;
+		e.p0 = (e.c0 + P - 1) / P * P;
+		e.p1 = e.c1 / P * P;
+		if (e.p1 <= e.p0) e.p0 = e.p1 = e.c1;
+		return e;
+	}
+	// whole: unit [c, c + U) goes out as one store.
+	__device__ __forceinline__ bool whole(int c, int U) const { return c >= p0 && c + U <= p1; }
+	__device__ __forceinline__ bool in(int c) const { return c >= c0 && c < c1; }
+	// edges is how many columns go out an element at a time; edge(k) is
+	// the k-th.
+	__device__ __forceinline__ int edges() const { return (p0 - c0) + (c1 - p1); }
+	__device__ __forceinline__ int edge(int k) const { return k < p0 - c0 ? c0 + k : p1 + (k - (p0 - c0)); }
+};
+
+// grid_fill_edges writes fill over a shifted share's columns outside the
+// row in the cache (fewer than a pack at each end, GridEdges' [0, c0) and
+// [c1, len)), so the passes over the cache take them as the row's
+// filtered columns (-Inf forward) and need no per-unit check; the
+// caller's block barrier publishes them.
+template <typename T>
+__device__ __forceinline__ void grid_fill_edges(T* s, const View& v, const GridSlice& sl, T fill) {
+	const GridEdges e = GridEdges::of<1>(v, sl); // c0 and c1 do not depend on the pack
+	for (int k = threadIdx.x; k < e.c0; k += blockDim.x) s[k] = fill;
+	for (int k = e.c1 + threadIdx.x; k < sl.len; k += blockDim.x) s[k] = fill;
+}
 
 // GridUnits is the cache as units of what one thread takes at a time: a
 // 16-byte pack where every pack is aligned (vec), else one element. U is
@@ -500,16 +574,46 @@ __device__ __forceinline__ Part grid_part_exact(const View& v, const GridUnits<T
 // grid_write writes the block's units of output: entry j of unit u is
 // f(a, b, column in the share), a and b that entry of ua and ub (ub: the
 // second array backward; forward passes ua twice) as the compute type.
-template <typename T, int U, typename Out>
-__device__ __forceinline__ void grid_write(const GridUnits<T, U>& ua, const GridUnits<T, U>& ub, Pack<T, U>* out,
-                                           Out f) {
+template <typename T, int U, typename Out, typename Store>
+__device__ __forceinline__ void grid_write_by(const GridUnits<T, U>& ua, const GridUnits<T, U>& ub, Store store, Out f) {
 	for (int u = threadIdx.x; u < ua.count; u += blockDim.x) {
 		const Pack<T, U> a = ua.p[u], b = ub.p[u];
 		Pack<T, U> o;
 #pragma unroll
 		for (int j = 0; j < U; ++j) o.v[j] = Num<T>::out(f(Num<T>::in(a.v[j]), Num<T>::in(b.v[j]), u * U + j));
-		out[u] = o;
+		store(u, o);
 	}
+}
+template <typename T, int U, typename Out>
+__device__ __forceinline__ void grid_write(const GridUnits<T, U>& ua, const GridUnits<T, U>& ub, Pack<T, U>* out,
+                                           Out f) {
+	grid_write_by<T, U>(ua, ub, [out](int u, const Pack<T, U>& o) { out[u] = o; }, f);
+}
+// grid_write_edges is grid_write for a shifted share (GridEdges): to dst,
+// the share's first column in global memory, the row's columns alone.
+template <typename T, int U, typename Out>
+__device__ __forceinline__ void grid_write_edges(const GridUnits<T, U>& ua, const GridUnits<T, U>& ub, T* dst,
+                                                 const GridEdges& e, Out f) {
+	grid_write_by<T, U>(
+	    ua, ub,
+	    [&](int u, const Pack<T, U>& o) {
+		    const int c = u * U;
+		    if (e.whole(c, U)) {
+			    reinterpret_cast<Pack<T, U>*>(dst)[u] = o;
+			    return;
+		    }
+#pragma unroll
+		    for (int j = 0; j < U; ++j)
+			    if (e.in(c + j)) dst[c + j] = o.v[j];
+	    },
+	    f);
+}
+// grid_store_edges writes a shifted share's output from the cache, where
+// fwd_grid_slice's bulk form left it, once the block's writes are in:
+// its whole packs in one bulk copy, then its edges an element at a time.
+template <typename T> __device__ __forceinline__ void grid_store_edges(T* dst, const T* cache, const GridEdges& e) {
+	bulk_store(dst + e.p0, cache + e.p0, (unsigned)(e.p1 - e.p0) * (unsigned)sizeof(T)); // its barrier publishes cache
+	for (int k = threadIdx.x; k < e.edges(); k += blockDim.x) dst[e.edge(k)] = cache[e.edge(k)];
 }
 
 // fwd_grid_slice is fwd_grid's work on units of width U. The statistics
@@ -519,11 +623,14 @@ __device__ __forceinline__ void grid_write(const GridUnits<T, U>& ua, const Grid
 // fwd_out's per-entry cases;
 // each has its own loop (the per-entry choice cost instructions per
 // entry).
-template <typename T, int U, bool BULK, typename Meet>
+// SHIFT: a shifted share (GridSlice::shifted), its edges already filled
+// with -Inf in the cache; the row's columns alone go out (GridEdges).
+template <typename T, int U, bool BULK, bool SHIFT = false, typename Meet>
 __device__ __forceinline__ void fwd_grid_slice(T* y, const View& v, const Meet& meet, const GridSlice& sl,
                                                const GridRow& gr, i64 splits, T* cache) {
 	typedef typename Num<T>::acc A;
 	static_assert(!BULK || U == PackWidth<T, 16>::value, "bulk copies move whole packs");
+	static_assert(!SHIFT || U == PackWidth<T, 16>::value, "shifted shares are whole packs");
 	const GridUnits<T, U> un(cache, sl.len);
 	Part part;
 	if (!grid_part_fast<T, U, Meet::local>(v, gr, un, part)) part = grid_part_exact<T, U>(v, un);
@@ -537,30 +644,61 @@ __device__ __forceinline__ void fwd_grid_slice(T* y, const View& v, const Meet& 
 	Pack<T, U>* out = reinterpret_cast<Pack<T, U>*>(y + sl.row * v.n + sl.lo);
 	T* const dst = reinterpret_cast<T*>(out);
 	if (BULK) out = un.p; // over the share (each thread writes the units it read), then out in one bulk copy
+	GridEdges e;
+	if constexpr (SHIFT) e = GridEdges::of<U>(v, sl);
+	auto write = [&](auto g) {
+		if constexpr (SHIFT && !BULK) grid_write_edges<T, U>(un, un, dst, e, g);
+		else grid_write<T, U>(un, un, out, g);
+	};
 	if (f.kind != ROW_NORMAL) {
-		grid_write<T, U>(un, un, out,
-		                 [&](A xv, A, int c) { return fwd_out<T>(v, gr.keeps(c), xv, f); });
+		write([&](A xv, A, int c) { return fwd_out<T>(v, gr.keeps(c), xv, f); });
 	} else if (!v.log) {
-		grid_write<T, U>(un, un, out, [&](A xv, A, int) { return row_exp<T>(xv, f.m, v.ex) * f.r; });
+		write([&](A xv, A, int) { return row_exp<T>(xv, f.m, v.ex) * f.r; });
 	} else if (v.scale == 1.0) {
 		const A ls = row_log_sum<T>(f.s);
-		grid_write<T, U>(un, un, out, [&](A xv, A, int) { return (xv - f.m) - ls; });
+		write([&](A xv, A, int) { return (xv - f.m) - ls; });
 	} else {
-		grid_write<T, U>(un, un, out, [&](A xv, A, int) { return Num<T>::logout(xv, f.m, v.scale, f.lsum); });
+		write([&](A xv, A, int) { return Num<T>::logout(xv, f.m, v.scale, f.lsum); });
 	}
 	trace_stamp(4);
-	if (BULK) bulk_store(dst, cache, sl.len * (unsigned)sizeof(T));
+	if constexpr (BULK && SHIFT) grid_store_edges<T>(dst, cache, e);
+	else if (BULK) bulk_store(dst, cache, sl.len * (unsigned)sizeof(T));
 	trace_stamp(5);
 }
 
-// BULK: whole-pack shares (vec) move by bulk copies.
-template <typename T, bool BULK, typename Meet>
+// BULK: whole-pack shares (vec) move by bulk copies. SHIFT: a shifted
+// share (GridSlice::shifted; no mask), whole packs but where the buffer
+// ends.
+template <typename T, bool BULK, bool SHIFT = false, typename Meet>
 __device__ __forceinline__ void fwd_grid_body(const T* x, T* y, const View& v, bool vec, const GridSlice& sl,
                                               i64 chunk, i64 splits, const Meet& meet) {
 	constexpr int P = PackWidth<T, 16>::value;
 	T* cache = reinterpret_cast<T*>(sm_dynamic);
 	unsigned char* mc = reinterpret_cast<unsigned char*>(cache + chunk);
 	const GridRow gr(v, sl, P, mc);
+	if constexpr (SHIFT) {
+		const T* src = x + sl.row * v.n + sl.lo;
+		const int in = grid_in_buffer(v, sl);
+		if constexpr (BULK) {
+			__shared__ unsigned long long sbar;
+			const int whole = in / P * P;
+			if (threadIdx.x == 0) {
+				bulk_expect(&sbar, whole * (unsigned)sizeof(T));
+				bulk_load(cache, src, whole * (unsigned)sizeof(T), &sbar);
+			}
+			for (int k = whole + threadIdx.x; k < in; k += blockDim.x) cache[k] = src[k];
+			grid_landed(); // the tail's copies, and sbar's init before the waits
+			bulk_wait(&sbar);
+		} else {
+			grid_copy_shifted<T>(cache, src, in);
+			grid_landed();
+		}
+		trace_stamp(1);
+		grid_fill_edges<T>(cache, v, sl, Num<T>::out(-sm_inf<typename Num<T>::acc>()));
+		__syncthreads();
+		fwd_grid_slice<T, P, BULK, true>(y, v, meet, sl, gr, splits, cache);
+		return;
+	}
 	if constexpr (BULK) {
 		if (vec) {
 			__shared__ unsigned long long cbar;
@@ -604,7 +742,7 @@ __device__ __forceinline__ void fwd_grid(const T* x, T* y, const View& v, bool v
 // log-softmax, whether some kept y is not -Inf in nan. A row whose sum is
 // finite takes the long-row tiers' arithmetic (LongLogGrad), others
 // grad_out's.
-template <typename T, int U, typename Meet>
+template <typename T, int U, bool SHIFT = false, typename Meet>
 __device__ __forceinline__ void bwd_grid_slice(T* dx, const View& v, const Meet& meet, const GridSlice& sl,
                                                const GridRow& gr, i64 splits, T* cy, T* cg) {
 	typedef typename Num<T>::acc A;
@@ -632,29 +770,46 @@ __device__ __forceinline__ void bwd_grid_slice(T* dx, const View& v, const Meet&
 	const SoftGrad<A> sg(v.scale, g.c);
 	const LongLogGrad<T> lg(v.scale * g.c);
 	Pack<T, U>* out = reinterpret_cast<Pack<T, U>*>(dx + sl.row * v.n + sl.lo);
+	GridEdges e;
+	if constexpr (SHIFT) e = GridEdges::of<U>(v, sl);
+	auto write = [&](auto f) {
+		if constexpr (SHIFT) grid_write_edges<T, U>(uy, ug, reinterpret_cast<T*>(out), e, f);
+		else grid_write<T, U>(uy, ug, out, f);
+	};
 	if (!fast) {
-		grid_write<T, U>(uy, ug, out, [&](A yv, A dv, int col) {
-			return grad_out<T>(v, gr.keeps(col), yv, dv, g);
-		});
+		write([&](A yv, A dv, int col) { return grad_out<T>(v, gr.keeps(col), yv, dv, g); });
 	} else if (v.log) {
-		grid_write<T, U>(uy, ug, out, [&](A yv, A dv, int) { return lg.at(yv, s * dv); });
+		write([&](A yv, A dv, int) { return lg.at(yv, s * dv); });
 	} else {
-		grid_write<T, U>(uy, ug, out, [&](A yv, A dv, int) { return sg.at(yv, dv); });
+		write([&](A yv, A dv, int) { return sg.at(yv, dv); });
 	}
 }
 
 // bwd_grid holds y and dy (dy at cache + chunk: chunk is a whole number of
 // packs, so both stay 16-byte aligned), and a masked row's mask bytes
-// after dy.
-template <typename T, typename Meet>
+// after dy. SHIFT: a shifted share (no mask), its edges filled with what
+// the filter gives columns the row does not keep.
+template <typename T, bool SHIFT = false, typename Meet>
 __device__ __forceinline__ void bwd_grid_body(const T* y, const T* dy, T* dx, const View& v, bool vec,
                                               const GridSlice& sl, i64 chunk, i64 splits, const Meet& meet) {
+	typedef typename Num<T>::acc A;
 	constexpr int P = PackWidth<T, 16>::value;
 	const i64 base = sl.row * v.n + sl.lo;
 	T* cy = reinterpret_cast<T*>(sm_dynamic);
 	T* cg = cy + chunk;
 	unsigned char* mc = reinterpret_cast<unsigned char*>(cg + chunk);
 	const GridRow gr(v, sl, P, mc);
+	if constexpr (SHIFT) {
+		const int in = grid_in_buffer(v, sl);
+		grid_copy_shifted<T>(cy, y + base, in);
+		grid_copy_shifted<T>(cg, dy + base, in);
+		grid_landed();
+		grid_fill_edges<T>(cy, v, sl, Num<T>::out(v.log ? -sm_inf<A>() : A(0)));
+		grid_fill_edges<T>(cg, v, sl, Num<T>::out(A(0)));
+		__syncthreads();
+		bwd_grid_slice<T, P, true>(dx, v, meet, sl, gr, splits, cy, cg);
+		return;
+	}
 	grid_copy<T>(cy, y + base, sl.len, vec);
 	grid_copy<T>(cg, dy + base, sl.len, vec);
 	if (v.mask) grid_copy_mask<P>(mc, v, gr, sl.len, vec);
@@ -944,7 +1099,15 @@ __device__ __forceinline__ void fwd_split_fused(const T* x, T* y, const View& v,
 // stays busy with no pipeline inside a block. The input is read once, no
 // workspace is needed, and a finished block's place goes to another
 // row's.
-template <typename T>
+//
+// SHIFT: rows of a part pack in buffers aligned to a pack, with neither
+// mask nor causal limit (GridSlice::shifted); vec is not read.
+template <typename T, bool SHIFT>
+__device__ __forceinline__ GridSlice cgrid_slice(const View& v, i64 chunk, i64 splits) {
+	if constexpr (SHIFT) return GridSlice::shifted<PackWidth<T, 16>::value>(v, chunk, splits);
+	else return GridSlice(v, chunk, splits);
+}
+template <typename T, bool SHIFT = false>
 __device__ __forceinline__ void fwd_cgrid(const T* x, T* y, const View& v, bool vec, i64 chunk, i64 splits,
                                           void* work) {
 	__shared__ __align__(16) Part slots[ClusterMeet::most]; // 16: st.async stores a Part in 16-byte halves
@@ -952,8 +1115,8 @@ __device__ __forceinline__ void fwd_cgrid(const T* x, T* y, const View& v, bool 
 	__shared__ unsigned long long bar;
 	trace_stamp(0);
 	ClusterMeetAsync::start(&bar);
-	fwd_grid_body<T, true>(x, y, v, vec, GridSlice(v, chunk, splits), chunk, splits,
-	                       ClusterMeetAsync{slots, &bar, (unsigned)splits});
+	fwd_grid_body<T, true, SHIFT>(x, y, v, vec, cgrid_slice<T, SHIFT>(v, chunk, splits), chunk, splits,
+	                              ClusterMeetAsync{slots, &bar, (unsigned)splits});
 #ifdef SM_TRACE
 	if (threadIdx.x == 0 && work) {
 		unsigned long long* w = static_cast<unsigned long long*>(work) + 16 * (i64)blockIdx.x;
@@ -965,16 +1128,16 @@ __device__ __forceinline__ void fwd_cgrid(const T* x, T* y, const View& v, bool 
 #endif
 #else
 	ClusterMeet::start();
-	fwd_grid_body<T, false>(x, y, v, vec, GridSlice(v, chunk, splits), chunk, splits,
-	                        ClusterMeet{slots, (unsigned)splits});
+	fwd_grid_body<T, false, SHIFT>(x, y, v, vec, cgrid_slice<T, SHIFT>(v, chunk, splits), chunk, splits,
+	                               ClusterMeet{slots, (unsigned)splits});
 #endif
 }
 
-template <typename T>
+template <typename T, bool SHIFT = false>
 __device__ __forceinline__ void bwd_cgrid(const T* y, const T* dy, T* dx, const View& v, bool vec, i64 chunk,
                                           i64 splits) {
 	__shared__ __align__(16) Part slots[ClusterMeet::most];
 	ClusterMeet::start();
-	bwd_grid_body<T>(y, dy, dx, v, vec, GridSlice(v, chunk, splits), chunk, splits,
-	                 ClusterMeet{slots, (unsigned)splits});
+	bwd_grid_body<T, SHIFT>(y, dy, dx, v, vec, cgrid_slice<T, SHIFT>(v, chunk, splits), chunk, splits,
+	                        ClusterMeet{slots, (unsigned)splits});
 }

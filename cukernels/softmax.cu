@@ -11,10 +11,10 @@
 // cached (tier 2), block (tier 3), split_stats, split_apply, split_pieces,
 // split_fused, split_fused_head and split_fused_masked (tier 4; the last
 // four forward and CUDA only), inner (tier 5), rows16 (tier 1's wide
-// backward, float32, CUDA only), grid (tier 7, CUDA only), cgrid (tier 8,
-// CUDA only), lstream (tier 1's streamed log-softmax backward, CUDA only),
-// cgrid_log (tier 8's log-softmax backward in the streamed order, CUDA
-// only).
+// backward, float32, CUDA only), grid (tier 7, CUDA only), cgrid and
+// cgrid_shift (tier 8, CUDA only), lstream (tier 1's streamed log-softmax
+// backward, CUDA only), cgrid_log (tier 8's log-softmax backward in the
+// streamed order, CUDA only).
 // Every forward kernel takes (x, y, view..., extra...) and every backward
 // kernel (y, dy, dx, view..., extra...), all parameters 8 bytes, so the Go
 // side builds one argument list per call whatever the tier.
@@ -257,11 +257,21 @@ SM_GRID_DTYPE(bf16, sm_bf16)
 // an SM anyway, and at 40 registers the half types spilled and ran 3-6%
 // slower (docs/PERFORMANCE.md GPU entry 14; internal/gpu.CGridMaxThreads
 // keeps forward blocks to 256 threads).
+//
+// "cgrid_shift" instances take rows of a part pack in buffers aligned to a
+// pack, with neither mask nor causal limit: the shares tile each row's
+// packs from the boundary at or before its start (grid.cuh,
+// GridSlice::shifted), so they move whole packs where the others take
+// such rows a column at a time.
 #define SM_CGRID_THREADS 256
 #define SM_CGRID_DTYPE(S, T)                                                                                    \
 	extern "C" __global__ void __launch_bounds__(SM_CGRID_THREADS, 6)                                            \
 	    softmax_fwd_cgrid_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {                               \
 		fwd_cgrid<T>(x, y, SM_VIEW(), vec != 0, chunk, splits, work);                                            \
+	}                                                                                                        \
+	extern "C" __global__ void __launch_bounds__(SM_CGRID_THREADS, 6)                                            \
+	    softmax_fwd_cgrid_shift_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {                         \
+		fwd_cgrid<T, true>(x, y, SM_VIEW(), true, chunk, splits, work);                                          \
 	}                                                                                                        \
 	SM_CGRID_BWD(S, T)
 #if SM_SPAN
@@ -271,6 +281,10 @@ SM_GRID_DTYPE(bf16, sm_bf16)
 	extern "C" __global__ void __launch_bounds__(SM_MAX_THREADS)                                                 \
 	    softmax_bwd_cgrid_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {                \
 		bwd_cgrid<T>(y, dy, dx, SM_VIEW(), vec != 0, chunk, splits);                                           \
+	}                                                                                                        \
+	extern "C" __global__ void __launch_bounds__(SM_MAX_THREADS)                                                 \
+	    softmax_bwd_cgrid_shift_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {          \
+		bwd_cgrid<T, true>(y, dy, dx, SM_VIEW(), true, chunk, splits);                                         \
 	}
 #endif
 SM_CGRID_DTYPE(f32, float)

@@ -205,3 +205,28 @@ func CGridLogKernel(t Dtype) string { return "softmax_bwd_cgrid_log_" + t.Suffix
 func CGridLogOn(t Dtype) bool { return StreamKernels(t) && cgridLogSetting != "0" }
 
 var cgridLogSetting = os.Getenv("SOFTMAX_CGRID_LOG")
+
+// CGridShiftKernel names tier 8's shifted kernel (cukernels/grid.cuh,
+// GridSlice::shifted): rows of a part pack in buffers aligned to a pack,
+// with neither mask nor causal limit, their shares tiled from the pack
+// boundary at or before each row's start so that they move whole packs
+// (the other kernels take such rows a column at a time). Its layout is
+// the one for rows of a pack less one column more (CGridShiftN).
+func CGridShiftKernel(t Dtype, bwd bool) string { return TierKernelName(t, bwd, "cgrid_shift") }
+
+// CGridShiftN is the row length tier 8's shifted kernels are laid out
+// for: n columns and the up to a pack less one before the row's start.
+func CGridShiftN(t Dtype, n int64) int64 { return n + int64(16/t.Size()) - 1 }
+
+// CGridShiftOn says whether tier 8 takes its shifted kernels for the rows
+// they hold, and dispatch sends it such rows ahead of the cluster tier's
+// shifted kernels wherever tier 8 would take them were they whole packs
+// (cgridPays): on the H200 1.2-1.6x faster than the cluster tier at
+// 1024x50257 (float32 softmax 176.3 -> 115.7 us, the half types' backward
+// 1.30-1.35x) and 1.05-1.36x at 512x32001, and 3.3x faster than tier 8's
+// column-at-a-time path at 256x128257 and 64x262147 (docs/PERFORMANCE.md
+// GPU entry 92). SOFTMAX_CGRID_SHIFT=0 keeps the column-at-a-time path
+// and the cluster tier (a tuning knob for benchmarks, read once at start).
+func CGridShiftOn() bool { return cgridShiftSetting != "0" }
+
+var cgridShiftSetting = os.Getenv("SOFTMAX_CGRID_SHIFT")
