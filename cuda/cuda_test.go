@@ -1951,10 +1951,10 @@ func cgridShifted(t *testing.T, d *Device, rng *rand.Rand) {
 	// Forced cluster sizes give shares that hold fewer than a pack of the
 	// row (float32 rows of 1022 in 16 blocks: row 0's last share holds 2
 	// columns) or none of it (float16 rows of 1007 in 15 blocks of 72
-	// columns: row 0 ends at 1008, where its last share starts). (Only the
-	// half types have the latter: a layout of b blocks leaves none empty
-	// for rows of n + P - 1 columns, and the row that starts on a boundary
-	// ends within P - 2 of that.)
+	// columns: row 0 ends at 1008, where its last share starts). (A layout
+	// of b blocks leaves none empty for rows of n + P - 1 columns, and the
+	// row that starts on a boundary ends within P - 2 columns of that: so
+	// never float64, and float32 only in short rows, e.g. 222 in 8 blocks.)
 	defer func() { d.cgridBlocks = gpu.CGridBlocks }()
 	for _, c := range []struct {
 		dt        Dtype
