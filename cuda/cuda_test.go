@@ -1975,10 +1975,10 @@ func cgridShifted(t *testing.T, d *Device, rng *rand.Rand) {
 	// Forced cluster sizes give shares that hold fewer than a pack of the
 	// row (float32 rows of 1022 in 16 blocks: row 0's last share holds 2
 	// columns) or none of it (float16 rows of 1007 in 15 blocks of 72
-	// columns: row 0 ends at 1008, where its last share starts). (Only the
-	// half types have the latter: a layout of b blocks leaves none empty
-	// for rows of n + P - 1 columns, and the row that starts on a boundary
-	// ends within P - 2 of that.)
+	// columns: row 0 ends at 1008, where its last share starts). (A layout
+	// of b blocks leaves none empty for rows of n + P - 1 columns, and the
+	// row that starts on a boundary ends within P - 2 columns of that: so
+	// never float64, and float32 only in short rows, e.g. 222 in 8 blocks.)
 	defer func() { d.cgridBlocks = gpu.CGridBlocks }()
 	for _, c := range []struct {
 		dt        Dtype
@@ -2091,12 +2091,13 @@ func TestGPUDispatch(t *testing.T) {
 		{Float32, []int{1000, edge + 4}, -1, cgrid(TierBlock)},
 		{Float32, []int{2*sms - 1, splitMinN}, -1, TierSplit},            // tier 1 holds it: not tier 8
 		{Float32, []int{2*sms - 1, splitMinN + 4}, -1, cgrid(TierSplit)}, // 4 blocks of 16 KB a row
-		// Rows of a part pack past tier 1: the cluster tier's shifted
-		// kernels, where its clusters give a block per SM.
-		{Float32, []int{1000, 16385}, -1, cluster(TierBlock)},
-		{Float32, []int{1000, edge + 1}, -1, cluster(TierBlock)},
-		{Float32, []int{2*sms - 1, splitMinN + 1}, -1, cluster(TierSplit)},
-		{Float16, []int{1000, 32769}, -1, cluster(TierBlock)},
+		// Rows of a part pack past tier 1: tier 8's shifted kernels where
+		// tier 8 pays (GPU entry 92), else the cluster tier's, where its
+		// clusters give a block per SM.
+		{Float32, []int{1000, 16385}, -1, cgrid(cluster(TierBlock))},
+		{Float32, []int{1000, edge + 1}, -1, cgrid(cluster(TierBlock))},
+		{Float32, []int{2*sms - 1, splitMinN + 1}, -1, cgrid(cluster(TierSplit))},
+		{Float16, []int{1000, 32769}, -1, cgrid(cluster(TierBlock))},
 		{Float16, []int{sms/4 - 1, 32769}, -1, cgrid(TierSplit)}, // 4 blocks a cluster: 128 blocks
 		{Float32, []int{2 * sms, splitMinN}, -1, TierRows},
 		{Float32, []int{4, splitMinN - 1}, -1, TierRows},
@@ -2138,7 +2139,7 @@ func TestGPUDispatch(t *testing.T) {
 		{Float16, []int{256, 128256}, false, cgrid(TierSplit)},
 		{BFloat16, []int{256, 128256}, true, cgrid(TierSplit)},
 		{Float16, []int{1000, 32776}, false, cgrid(cluster(TierBlock))},
-		{Float16, []int{1000, 32769}, false, cluster(TierBlock)}, // a part pack: shifted
+		{Float16, []int{1000, 32769}, false, cgrid(cluster(TierBlock))}, // a part pack: tier 8's shifted kernels
 		{Float32, []int{1000, 8192}, false, TierRows},
 	} {
 		w, err := layout.Resolve(layout.Params{Axis: -1, Log: c.log, Scale: 1}, c.shape, nil)
