@@ -223,7 +223,7 @@ func CGridShiftN(t Dtype, n int64) int64 { return n + int64(16/t.Size()) - 1 }
 // shifted kernels wherever tier 8 would take them were they whole packs
 // (cgridPays): on the H200 1.2-1.6x faster than the cluster tier at
 // 1024x50257 (float32 softmax 176.3 -> 115.7 us, the half types' backward
-// 1.30-1.35x) and 1.05-1.36x at 512x32001, and 3.3x faster than tier 8's
+// 1.30-1.35x) and 1.05-1.36x at 512x32001, and 2.2-3.5x faster than tier 8's
 // column-at-a-time path at 256x128257 and 64x262147 (docs/PERFORMANCE.md
 // GPU entry 92). SOFTMAX_CGRID_SHIFT=0 keeps the column-at-a-time path
 // and the cluster tier (a tuning knob for benchmarks, read once at start).
