@@ -1239,9 +1239,14 @@ func TestGPUShifted(t *testing.T) {
 			{Float16, 1025, false, true, true, true},
 		} {
 			params := layout.Params{Axis: -1, Scale: 1, Causal: c.causal}
-			p := planWith(t, d, c.dt, []int{9, c.n}, params, c.bwd, TierAuto)
-			if pipe := strings.Contains(p.names[0], "_pipe"); p.shift != c.shift || pipe != c.pipe {
-				t.Errorf("%v 9x%d causal %v bwd %v: kernel %s, shifted %v, want %v, pipelined %v", c.dt, c.n, c.causal, c.bwd, p.names[0], p.shift, c.shift, c.pipe)
+			// 8 rows end on a pack boundary, 9 of these lengths do not: the
+			// backward's pipelined kernels need the former (pipeShiftFits).
+			for _, rows := range []int{8, 9} {
+				p := planWith(t, d, c.dt, []int{rows, c.n}, params, c.bwd, TierAuto)
+				want := c.pipe && (rows == 8 || !c.bwd)
+				if pipe := strings.Contains(p.names[0], "_pipe"); p.shift != c.shift || pipe != want {
+					t.Errorf("%v %dx%d causal %v bwd %v: kernel %s, shifted %v, want %v, pipelined %v", c.dt, rows, c.n, c.causal, c.bwd, p.names[0], p.shift, c.shift, want)
+				}
 			}
 		}
 	}
@@ -1267,6 +1272,12 @@ func TestGPUShifted(t *testing.T) {
 					continue
 				}
 				rows := 2*pk + 1 + i%3 // every shift of a pack, some rows twice
+				if pipe && i%2 == 0 {
+					// ending on a pack boundary, so the backward is pipelined
+					// too (pipeShiftFits); elsewhere the forward's last rows
+					// copy their last pack a byte at a time (fetch_tail)
+					rows = (2 + i%4/2) * pk
+				}
 				for _, bwd := range []bool{false, true} {
 					for _, keep := range []gpu.Keep{gpu.KeepAll, gpu.KeepCausal} {
 						if _, _, ok := gpu.RowsShape(dt, bwd, keep, int64(n), warpSize); !ok {
@@ -1274,7 +1285,7 @@ func TestGPUShifted(t *testing.T) {
 						}
 						k, _, fits := gpu.RowsShape(dt, bwd, keep, int64(n+pk-1), warpSize)
 						want := gpu.RowsShiftKernel(dt, bwd, k, keep)
-						if pipe {
+						if pipe && (!bwd || rows*n%pk == 0) {
 							want, _ = gpu.PipeShiftKernel(dt, bwd, k, keep)
 						}
 						params := layout.Params{Axis: -1, Scale: 1, Causal: keep == gpu.KeepCausal}
@@ -1656,6 +1667,11 @@ func clusterShifted(t *testing.T, d *Device, rng *rand.Rand) {
 					continue
 				}
 				rows := 2*pk + 1 + i // every shift of a pack
+				if bwd {
+					// ending on a pack boundary: the backward's pipelined
+					// kernels need it (pipeShiftFits)
+					rows = (2 + i) * pk
+				}
 				for _, noPipe := range []bool{false, true} {
 					d.noPipe = noPipe
 					for _, causal := range []bool{false, true} {
@@ -1667,11 +1683,19 @@ func clusterShifted(t *testing.T, d *Device, rng *rand.Rand) {
 						if p := planWith(t, d, dt, []int{rows, n}, params, bwd, TierCluster); !p.shift || p.names[0] != want {
 							t.Errorf("%v %dx%d bwd %v causal %v: kernel %s, shift %v; want %s", dt, rows, n, bwd, causal, p.names[0], p.shift, want)
 						}
+						if bwd { // rows that end inside a pack: the plain shifted kernel
+							want = gpu.ClusterShiftKernel(dt, bwd, causal, false)
+							if p := planWith(t, d, dt, []int{rows + 1, n}, params, bwd, TierCluster); !p.shift || p.names[0] != want {
+								t.Errorf("%v %dx%d bwd %v causal %v: kernel %s, shift %v; want %s", dt, rows+1, n, bwd, causal, p.names[0], p.shift, want)
+							}
+						}
 					}
 					for variant := range 8 {
-						// check runs each problem forward and backward: once
-						// per row length, where the forward plan was checked.
-						if bwd || testing.Short() && (variant+i)%3 != 0 {
+						// check runs each problem forward and backward: the
+						// forward's rows (every shift; the backward there
+						// takes the plain kernels) and the backward's (ending
+						// on a pack: its pipelined kernels), pipelined only.
+						if bwd && noPipe || testing.Short() && (variant+i)%3 != 0 {
 							continue
 						}
 						p := rowsProblem(rng, rows, n, variant)

@@ -728,6 +728,17 @@ func (d *Device) clusterShiftPays(c *call) bool {
 	return ok && rows*int64(blocks) >= int64(d.sms)
 }
 
+// pipeShiftFits says whether the shifted pipelined kernels (tier 1's and
+// the cluster tier's) can take rows rows of n columns, pk to a pack
+// (buffers aligned to a pack): forward ones always (a row whose last pack
+// passes the buffer's end copies it a byte at a time, fetch_tail); backward
+// ones only where the rows end on a pack boundary, since they copy each
+// row's last pack with cp.async and a source size, which
+// compute-sanitizer's memcheck counts as a 16-byte read (GPU entry 90),
+// and a check per row cost them 5-8% (entry 92). Other rows take the plain
+// shifted kernels, knobs included.
+func pipeShiftFits(bwd bool, rows, n, pk int64) bool { return !bwd || rows*n%pk == 0 }
+
 // shifts says whether c's rows of n columns, pk to a pack, take the
 // shifted kernels where they fit: rows of a part pack in buffers aligned
 // to a pack, where gpu.ShiftOn says they pay (tests: Device.shift,
@@ -874,7 +885,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		pipeOn := gpu.PipeOn
 		if p.shift {
 			pipeOn = gpu.PipeShiftOn
-			if name, ok := gpu.PipeShiftKernel(c.dt, c.bwd, k, keep); ok {
+			if name, ok := gpu.PipeShiftKernel(c.dt, c.bwd, k, keep); ok && pipeShiftFits(c.bwd, rows, n, int64(pk)) {
 				pipe = d.set(c)[name]
 			}
 		} else if p.vec && !packed && maskOK {
@@ -933,7 +944,8 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		}
 		// At most rows clusters walk the rows (below), so rows is a bound on
 		// their step.
-		pipe := (p.vec || p.shift) && !d.noPipe && gpu.ClusterPipeOn(masked) && gpu.PipeRowsFit(rows, rows, 1)
+		pipe := (p.vec || p.shift && pipeShiftFits(c.bwd, rows, n, int64(pk))) && !d.noPipe && gpu.ClusterPipeOn(masked) &&
+			gpu.PipeRowsFit(rows, rows, 1)
 		p.names = []string{gpu.ClusterKernel(c.dt, c.bwd, masked, pipe)}
 		if p.shift {
 			p.names[0] = gpu.ClusterShiftKernel(c.dt, c.bwd, masked, pipe)
