@@ -1130,6 +1130,75 @@ func TestGPUWide(t *testing.T) {
 	}
 }
 
+// TestGPUStrided runs tier 1's strided backward (gpu.StridedShape) over
+// rows of one column to the most it holds (each E's bounds, odd lengths,
+// groups of 1 to 32 threads, blocks left part empty), softmax and
+// log-softmax, with special values, a scale and y past log_grad's bounds,
+// from buffers that start on and off a pack, against the reference.
+func TestGPUStrided(t *testing.T) {
+	d := device(t)
+	if _, _, ok := gpu.StridedShape(1025, warpSize); ok {
+		t.Errorf("StridedShape takes rows of 1025 columns; its largest E holds 1024")
+	}
+	if !tierKnobsSet() {
+		// The rule (gpu.StridedOn): float32 backward rows of a part pack
+		// of 193 to 255 columns, through dispatch.
+		for _, c := range []struct {
+			dt      Dtype
+			shape   []int
+			bwd     bool
+			strided bool
+		}{
+			{Float32, []int{64, 12, 197, 197}, true, true},
+			{Float32, []int{1000, 255}, true, true},
+			{Float32, []int{1000, 193}, true, true},
+			{Float32, []int{1000, 256}, true, false},
+			{Float32, []int{1000, 150}, true, false},
+			{Float32, []int{1000, 300}, true, false},
+			{Float16, []int{1000, 197}, true, false},
+			{Float32, []int{1000, 197}, false, false},
+		} {
+			p := planOf(t, d, c.dt, c.shape, c.bwd)
+			if got := strings.HasPrefix(p.names[0], "softmax_bwd_strided"); got != c.strided {
+				t.Errorf("%v %v bwd %v: kernel %s, strided kernel wanted: %v", c.dt, c.shape, c.bwd, p.names[0], c.strided)
+			}
+		}
+	}
+	defer func() { d.strided = false }()
+	rng := rand.New(rand.NewPCG(17, 17))
+	for _, dt := range []Dtype{Float32, Float16, BFloat16} {
+		for i, n := range []int{1, 3, 5, 31, 77, 128, 129, 197, 255, 256, 257, 300, 511, 512, 513, 577, 1000, 1023, 1024} {
+			rows := 5 + i%4
+			e, w, _ := gpu.StridedShape(int64(n), warpSize)
+			d.strided = true
+			if p := planAt(t, d, dt, []int{rows, n}, true, TierRows); p.names[0] != gpu.StridedKernel(dt, e) || p.group != w {
+				t.Errorf("%v %dx%d: kernel %s (group %d), want %s (group %d)", dt, rows, n, p.names[0], p.group, gpu.StridedKernel(dt, e), w)
+			}
+			for variant, name := range []string{"plain", "special", "logscale", "logspecial", "scale", "large y"} {
+				if testing.Short() && (i+variant)%2 != 0 {
+					continue
+				}
+				p := rowsProblem(rng, rows, n, []int{0, 5, 6, 5, 0, 0}[variant])
+				p.spec.Log = variant == 2 || variant == 3 || variant == 5
+				switch variant {
+				case 4:
+					p.spec.Scale = 0.7
+				case 5:
+					p.y = reference.Forward(p.spec, p.x)
+					p.y[n+rng.IntN(n)] = 70
+					p.y[2*n+rng.IntN(n)] = 64
+				}
+				p.name += "/" + name
+				// Every other case starts its buffers an element past a pack.
+				off := (i + variant) % 2 * dt.Size()
+				if msg := check(t, d, p, dt, TierRows, off); msg != "" {
+					t.Error(msg)
+				}
+			}
+		}
+	}
+}
+
 // TestGPUOnce runs tier 1's one-row kernel (gpu.OnceOn) over rows of
 // three packs to the most its launch bound holds, rows that leave a block part
 // empty, softmax and log-softmax, with special values (its exact pass runs
@@ -1230,7 +1299,7 @@ func TestGPUShifted(t *testing.T) {
 			{Float32, 77, true, false, false, false},
 			{Float32, 197, true, false, true, false}, // float32 causal forward: plain
 			{Float32, 77, false, true, false, false},
-			{Float32, 197, false, true, true, true}, // K = 4 backward: pipelined
+			{Float32, 150, false, true, true, true}, // K = 4 backward: pipelined (197 takes the strided kernel)
 			{Float16, 33, false, false, false, false},
 			{Float16, 77, false, false, true, true},
 			{BFloat16, 33, true, false, true, true},
@@ -1354,7 +1423,7 @@ func TestGPUShifted(t *testing.T) {
 // grid, or tier 8's, is set, so that the tests checking plans against the
 // rules skip.
 func tierKnobsSet() bool {
-	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_ROWS_BLOCK", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_LSTREAM_PACKS", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_CGRID_LOG", "SOFTMAX_WIDE", "SOFTMAX_ONCE", "SOFTMAX_ONCE_GROUPS", "SOFTMAX_SHIFT", "SOFTMAX_CGRID_SHIFT"} {
+	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_ROWS_BLOCK", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_LSTREAM_PACKS", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_CGRID_LOG", "SOFTMAX_WIDE", "SOFTMAX_ONCE", "SOFTMAX_ONCE_GROUPS", "SOFTMAX_SHIFT", "SOFTMAX_CGRID_SHIFT", "SOFTMAX_STRIDED"} {
 		if os.Getenv(k) != "" {
 			return true
 		}

@@ -68,6 +68,11 @@ func kernelNames() []string {
 			if dir == "bwd" && gpu.WideK(dt) > 0 {
 				names = append(names, gpu.WideKernel(dt))
 			}
+			if dir == "bwd" && gpu.StridedKernels(dt) {
+				for _, e := range gpu.StridedEs() {
+					names = append(names, gpu.StridedKernel(dt, e))
+				}
+			}
 			if dir == "fwd" && gpu.OnceK(dt) > 0 {
 				names = append(names, gpu.OnceKernel(dt))
 				names = append(names, gpu.OnceGroupKernels(dt)...)
@@ -929,6 +934,19 @@ func (d *Device) makePlan(c *call) (plan, error) {
 				threads, perBlock := gpu.RowsThreads(w, warpSize)
 				p.names, p.threads, p.group, p.smem = []string{wk.name}, threads, w, 0
 				p.grid[0] = int(min(gpu.CeilDiv(rows, int64(perBlock)), 1<<30))
+			}
+		}
+		// Unmasked backward rows where gpu.StridedOn says so take the
+		// strided kernels, which load a column at a time and need no
+		// alignment (not where a test forces the shifted or pipelined
+		// kernels).
+		if gpu.StridedOn(c.dt, c.bwd, keep, n) && !d.shift && !d.pipe || d.strided && c.bwd && keep == gpu.KeepAll {
+			if e, w, ok := gpu.StridedShape(n, warpSize); ok {
+				if sk := d.set(c)[gpu.StridedKernel(c.dt, e)]; sk != nil && gpu.StridedThreads <= sk.maxThreads {
+					perBlock := gpu.StridedThreads / w
+					p.names, p.threads, p.group, p.smem = []string{sk.name}, gpu.StridedThreads, w, 0
+					p.grid[0] = int(min(gpu.CeilDiv(rows, int64(perBlock)), 1<<30))
+				}
 			}
 		}
 	case TierCluster:

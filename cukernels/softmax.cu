@@ -14,7 +14,8 @@
 // backward, float32, CUDA only), grid (tier 7, CUDA only), cgrid and
 // cgrid_shift (tier 8, CUDA only), lstream (tier 1's streamed log-softmax
 // backward, CUDA only), cgrid_log (tier 8's log-softmax backward in the
-// streamed order, CUDA only).
+// streamed order, CUDA only), strided4 ... strided32 (tier 1's strided
+// backward, float32 and the half types, CUDA only).
 // Every forward kernel takes (x, y, view..., extra...) and every backward
 // kernel (y, dy, dx, view..., extra...), all parameters 8 bytes, so the Go
 // side builds one argument list per call whatever the tier.
@@ -138,6 +139,25 @@ extern "C" __global__ void __launch_bounds__(128, 3)
     softmax_bwd_rows16_f32(const float *y, const float *dy, float *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {
 	bwd_rows_packed<float, 16>(y, dy, dx, SM_VIEW(), (int)group);
 }
+#endif
+
+// Tier 1's strided backward (bwd_rows_strided, unmasked rows of any
+// alignment, internal/gpu.StridedOn): E = 4, 8, 16, 32 columns of y and of
+// dy a thread, a group of up to a warp a row, so rows of up to 1024
+// columns. Blocks of 128 threads (internal/gpu.StridedThreads), as many
+// per SM as the registers of E allow without spilling the fast path: 8
+// (64 registers) at E = 4 and 8, 6 (80) at 16, 4 at 32 (128; float32
+// spills 56 bytes). float32 and the half types, CUDA only.
+#if !defined(__HIPCC__) && !SM_SPAN
+#define SM_STRIDED(E, BLOCKS, S, T)                                                                      \
+	extern "C" __global__ void __launch_bounds__(128, BLOCKS)                                           \
+	    softmax_bwd_strided##E##_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) { \
+		bwd_rows_strided<T, E>(y, dy, dx, SM_VIEW(), (int)group);                                      \
+	}
+#define SM_STRIDED_ALL(S, T) SM_STRIDED(4, 8, S, T) SM_STRIDED(8, 8, S, T) SM_STRIDED(16, 6, S, T) SM_STRIDED(32, 4, S, T)
+SM_STRIDED_ALL(f32, float)
+SM_STRIDED_ALL(f16, sm_half)
+SM_STRIDED_ALL(bf16, sm_bf16)
 #endif
 
 // Tier 1's one-row form of the float32 forward (fwd_rows_once, unmasked

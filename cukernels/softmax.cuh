@@ -1737,6 +1737,50 @@ __device__ __forceinline__ void bwd_rows_packed(const T* y, const T* dy, T* dx, 
 	}
 }
 
+// bwd_rows_strided is tier 1's strided backward (unmasked rows of any
+// alignment, groups of up to a warp: the Go side's gpu.StridedShape): E
+// columns of y and of dy a thread, column i * W + lane, each loaded alone,
+// as PyTorch's softmax_warp_backward does. A group's loads of a column
+// step are adjacent, so they coalesce whatever the row's start; the
+// shifted kernels read rows of a part pack from the pack boundary before
+// them instead, and spend instructions on the shift. Arithmetic as
+// bwd_row's (at most 32 terms a thread's sum).
+template <typename T, int E>
+__device__ __forceinline__ void bwd_rows_strided(const T* y, const T* dy, T* dx, const View& v, int W) {
+	typedef typename Num<T>::acc A;
+	static_assert(E <= 32, "a thread's float32 sum takes at most 32 terms");
+	const RowGroup g(W);
+	const A yfill = v.log ? -sm_inf<A>() : A(0); // columns past n: contribute nothing
+	const int n = (int)v.n;
+	for (i64 row = g.first; row - g.off < v.rows; row += g.step()) {
+		const bool valid = row < v.rows;
+		const i64 base = row * v.n;
+		A vy[E], vg[E];
+#pragma unroll
+		for (int i = 0; i < E; ++i) {
+			const int col = i * g.W + g.lane;
+			const bool in = valid && col < n;
+			vy[i] = in ? Num<T>::in(y[base + col]) : yfill;
+			vg[i] = in ? Num<T>::in(dy[base + col]) : A(0);
+		}
+		GradAcc<A> a = grad_acc_init<A>();
+#pragma unroll
+		for (int i = 0; i < E; ++i) grad_acc(v, a, vy[i], vg[i]);
+		const GradFin<A> f = grad_finish<T>(v, g, valid, (double)a.part, a.ymax);
+		if (g.any(f.exact)) {
+			row_exact_bwd<T>(y, dy, dx, v, row, f.exact, g);
+			if (f.exact) continue;
+		}
+		if (!valid) continue;
+		grad_apply<A, E>(v, f, vy, vg);
+#pragma unroll
+		for (int i = 0; i < E; ++i) {
+			const int col = i * g.W + g.lane;
+			if (col < n) dx[base + col] = Num<T>::out(vg[i]);
+		}
+	}
+}
+
 // -------------------------------- tier 2: block per row, row in shared memory --
 // Rows too long for a warp that still fit in shared memory (up to the
 // device's opt-in limit per block: 227 KB on the H200, so 58K float32

@@ -1,0 +1,71 @@
+package gpu
+
+import "os"
+
+// Tier 1's strided backward (CUDA, cukernels/softmax.cuh bwd_rows_strided):
+// unmasked backward rows of any alignment, E columns of y and of dy a
+// thread, column i*W + lane, each loaded alone, as PyTorch's
+// softmax_warp_backward loads them. A group's loads of one column step are
+// adjacent, so they coalesce whatever the row's start, and the row needs
+// neither a pack boundary nor the shifted kernels' shift arithmetic.
+
+// StridedThreads is the strided kernels' block: their launch bound.
+const StridedThreads = 128
+
+// stridedEs are the columns a thread the strided kernels exist for.
+var stridedEs = [...]int{4, 8, 16, 32}
+
+// StridedKernels says whether t has strided kernels: float32 and the half
+// types.
+func StridedKernels(t Dtype) bool { return t == Float32 || t == Float16 || t == BFloat16 }
+
+// StridedEs lists the columns a thread of the strided kernels.
+func StridedEs() []int { return stridedEs[:] }
+
+// StridedKernel names t's strided kernel of e columns a thread.
+func StridedKernel(t Dtype, e int) string { return tierKernel("strided", t, true, e, "") }
+
+// StridedShape is the strided layout for rows of n columns on a device
+// whose warp has warp lanes: the fewest columns a thread e with n <= e x
+// warp, and w, the least power of two with w x e >= n. ok is false where
+// the row is longer than the largest e's warp holds.
+func StridedShape(n int64, warp int) (e, w int, ok bool) {
+	if n <= 0 {
+		return 0, 0, false
+	}
+	for _, e := range stridedEs {
+		if n <= int64(e*warp) {
+			w := 1
+			for int64(w*e) < n {
+				w *= 2
+			}
+			return e, w, true
+		}
+	}
+	return 0, 0, false
+}
+
+// StridedOn says whether tier 1 takes the strided kernels for rows of n
+// columns of t (the caller checks that StridedShape fits): unmasked
+// backward rows, and by default only float32 rows of a part pack of 193 to
+// 255 columns (E = 8, at least three quarters of the group's columns in
+// the row). Measured on an H100 (docs/PERFORMANCE.md GPU entry 93, the
+// H200 not yet): at 64x12x197x197 1.11-1.12x faster than the shifted
+// pipelined K = 4 kernel (123.7 against 138.3 us; PyTorch's
+// column-at-a-time kernel ran 1.15x ours there in session 57's H100 run);
+// everywhere else slower: float32 at 300 and 577 columns 0.81-0.83x (E =
+// 16 and 32: fewer blocks per SM, 41-44% of the group's columns past the
+// row), 10 to 77 columns 0.70-0.83x, aligned rows of 128 to 1024 columns
+// 0.88-0.97x; the half types 0.27-0.84x (a 2-byte load a column). SOFTMAX_STRIDED=1 takes them for every unmasked backward
+// row they fit, 0 never (tuning knobs for benchmarks, read once at start).
+func StridedOn(t Dtype, bwd bool, keep Keep, n int64) bool {
+	if !bwd || keep != KeepAll || !StridedKernels(t) || stridedSetting == "0" {
+		return false
+	}
+	if stridedSetting == "1" {
+		return true
+	}
+	return t == Float32 && n%4 != 0 && n > 192 && n < 256
+}
+
+var stridedSetting = os.Getenv("SOFTMAX_STRIDED")
