@@ -1069,6 +1069,28 @@ func TestGPUPacked(t *testing.T) {
 	}
 }
 
+// bwdVariants names the backward cases TestGPUWide and TestGPUStrided run
+// on each row length: special values (NaN, +Inf, -Inf rows), log-softmax
+// at a scale with special values, a scale, and log-softmax y past
+// log_grad's bounds (70 and 64, which take the exact path).
+var bwdVariants = []string{"plain", "special", "logscale", "logspecial", "scale", "large y"}
+
+// bwdVariantProblem is rows x n (rows at least 3) under bwdVariants[variant].
+func bwdVariantProblem(rng *rand.Rand, rows, n, variant int) problem {
+	p := rowsProblem(rng, rows, n, []int{0, 5, 6, 5, 0, 0}[variant])
+	p.spec.Log = variant == 2 || variant == 3 || variant == 5
+	switch variant {
+	case 4:
+		p.spec.Scale = 0.7
+	case 5:
+		p.y = reference.Forward(p.spec, p.x)
+		p.y[n+rng.IntN(n)] = 70
+		p.y[2*n+rng.IntN(n)] = 64
+	}
+	p.name += "/" + bwdVariants[variant]
+	return p
+}
+
 // TestGPUWide runs tier 1's wide backward (gpu.WideShape) over rows of
 // one pack to the most it holds, softmax and log-softmax, with special
 // values, a scale, and y past log_grad's bounds, against the reference.
@@ -1109,22 +1131,11 @@ func TestGPUWide(t *testing.T) {
 			if p := planAt(t, d, dt, []int{rows, n}, true, TierRows); p.names[0] != gpu.WideKernel(dt) {
 				t.Errorf("%v %dx%d: kernel %s, want %s", dt, rows, n, p.names[0], gpu.WideKernel(dt))
 			}
-			for variant, name := range []string{"plain", "special", "logscale", "logspecial", "scale", "large y"} {
+			for variant := range bwdVariants {
 				if testing.Short() && (i+variant)%2 != 0 {
 					continue
 				}
-				p := rowsProblem(rng, rows, n, []int{0, 5, 6, 5, 0, 0}[variant])
-				p.spec.Log = variant == 2 || variant == 3 || variant == 5
-				switch variant {
-				case 4:
-					p.spec.Scale = 0.7
-				case 5:
-					p.y = reference.Forward(p.spec, p.x)
-					p.y[n+rng.IntN(n)] = 70
-					p.y[2*n+rng.IntN(n)] = 64
-				}
-				p.name += "/" + name
-				run(t, d, p, dt, TierRows)
+				run(t, d, bwdVariantProblem(rng, rows, n, variant), dt, TierRows)
 			}
 		}
 	}
@@ -1142,7 +1153,7 @@ func TestGPUStrided(t *testing.T) {
 	}
 	if !tierKnobsSet() {
 		// The rule (gpu.StridedOn): float32 backward rows of a part pack
-		// of 193 to 255 columns, through dispatch.
+		// of 171 to 255 columns, through dispatch.
 		for _, c := range []struct {
 			dt      Dtype
 			shape   []int
@@ -1152,6 +1163,8 @@ func TestGPUStrided(t *testing.T) {
 			{Float32, []int{64, 12, 197, 197}, true, true},
 			{Float32, []int{1000, 255}, true, true},
 			{Float32, []int{1000, 193}, true, true},
+			{Float32, []int{1000, 175}, true, true},
+			{Float32, []int{1000, 170}, true, false},
 			{Float32, []int{1000, 256}, true, false},
 			{Float32, []int{1000, 150}, true, false},
 			{Float32, []int{1000, 300}, true, false},
@@ -1174,24 +1187,13 @@ func TestGPUStrided(t *testing.T) {
 			if p := planAt(t, d, dt, []int{rows, n}, true, TierRows); p.names[0] != gpu.StridedKernel(dt, e) || p.group != w {
 				t.Errorf("%v %dx%d: kernel %s (group %d), want %s (group %d)", dt, rows, n, p.names[0], p.group, gpu.StridedKernel(dt, e), w)
 			}
-			for variant, name := range []string{"plain", "special", "logscale", "logspecial", "scale", "large y"} {
+			for variant := range bwdVariants {
 				if testing.Short() && (i+variant)%2 != 0 {
 					continue
 				}
-				p := rowsProblem(rng, rows, n, []int{0, 5, 6, 5, 0, 0}[variant])
-				p.spec.Log = variant == 2 || variant == 3 || variant == 5
-				switch variant {
-				case 4:
-					p.spec.Scale = 0.7
-				case 5:
-					p.y = reference.Forward(p.spec, p.x)
-					p.y[n+rng.IntN(n)] = 70
-					p.y[2*n+rng.IntN(n)] = 64
-				}
-				p.name += "/" + name
 				// Every other case starts its buffers an element past a pack.
 				off := (i + variant) % 2 * dt.Size()
-				if msg := check(t, d, p, dt, TierRows, off); msg != "" {
+				if msg := check(t, d, bwdVariantProblem(rng, rows, n, variant), dt, TierRows, off); msg != "" {
 					t.Error(msg)
 				}
 			}

@@ -1590,25 +1590,35 @@ __device__ __forceinline__ void grad_apply(const View& v, const GradFin<A>& f, c
 	}
 }
 
-// bwd_row finishes one backward row whose (y, dy) this thread holds in vy
-// and vg (masked entries already (0, 0), log (-Inf, 0)).
-template <typename T, int K, bool SHIFT = false, bool STORE16 = false>
-__device__ __forceinline__ void bwd_row(const T* y, const T* dy, T* dx, const View& v, i64 row, bool valid, bool vec,
-                                        const RowGroup& g, typename Num<T>::acc* vy, typename Num<T>::acc* vg,
-                                        int lo = 0) {
+// grad_row turns the C (y, dy) of a backward row that this thread holds in
+// vy and vg into dx, in place of vg, and says whether the caller is to
+// store them: not for rows past the last or rows the exact path wrote.
+template <typename T, int C>
+__device__ __forceinline__ bool grad_row(const T* y, const T* dy, T* dx, const View& v, i64 row, bool valid,
+                                         const RowGroup& g, typename Num<T>::acc* vy, typename Num<T>::acc* vg) {
 	typedef typename Num<T>::acc A;
-	constexpr int C = K * PackWidth<T, 64>::value;
 	GradAcc<A> a = grad_acc_init<A>();
 #pragma unroll
 	for (int i = 0; i < C; ++i) grad_acc(v, a, vy[i], vg[i]);
 	const GradFin<A> f = grad_finish<T>(v, g, valid, (double)a.part, a.ymax);
 	if (g.any(f.exact)) {
 		row_exact_bwd<T>(y, dy, dx, v, row, f.exact, g);
-		if (f.exact) return;
+		if (f.exact) return false;
 	}
-	if (!valid) return;
+	if (!valid) return false;
 	grad_apply<A, C>(v, f, vy, vg);
-	row_store<T, K, SHIFT, STORE16>(dx + (row * v.n - lo), (int)v.n + lo, g, vec, vg, lo);
+	return true;
+}
+
+// bwd_row finishes one backward row whose (y, dy) this thread holds in vy
+// and vg (masked entries already (0, 0), log (-Inf, 0)).
+template <typename T, int K, bool SHIFT = false, bool STORE16 = false>
+__device__ __forceinline__ void bwd_row(const T* y, const T* dy, T* dx, const View& v, i64 row, bool valid, bool vec,
+                                        const RowGroup& g, typename Num<T>::acc* vy, typename Num<T>::acc* vg,
+                                        int lo = 0) {
+	constexpr int C = K * PackWidth<T, 64>::value;
+	if (grad_row<T, C>(y, dy, dx, v, row, valid, g, vy, vg))
+		row_store<T, K, SHIFT, STORE16>(dx + (row * v.n - lo), (int)v.n + lo, g, vec, vg, lo);
 }
 
 template <typename T, int K, bool MASKED, bool CLUSTER = false, bool SHIFT = false>
@@ -1744,7 +1754,7 @@ __device__ __forceinline__ void bwd_rows_packed(const T* y, const T* dy, T* dx, 
 // step are adjacent, so they coalesce whatever the row's start; the
 // shifted kernels read rows of a part pack from the pack boundary before
 // them instead, and spend instructions on the shift. Arithmetic as
-// bwd_row's (at most 32 terms a thread's sum).
+// bwd_row's (grad_row; at most 32 terms a thread's sum).
 template <typename T, int E>
 __device__ __forceinline__ void bwd_rows_strided(const T* y, const T* dy, T* dx, const View& v, int W) {
 	typedef typename Num<T>::acc A;
@@ -1763,16 +1773,7 @@ __device__ __forceinline__ void bwd_rows_strided(const T* y, const T* dy, T* dx,
 			vy[i] = in ? Num<T>::in(y[base + col]) : yfill;
 			vg[i] = in ? Num<T>::in(dy[base + col]) : A(0);
 		}
-		GradAcc<A> a = grad_acc_init<A>();
-#pragma unroll
-		for (int i = 0; i < E; ++i) grad_acc(v, a, vy[i], vg[i]);
-		const GradFin<A> f = grad_finish<T>(v, g, valid, (double)a.part, a.ymax);
-		if (g.any(f.exact)) {
-			row_exact_bwd<T>(y, dy, dx, v, row, f.exact, g);
-			if (f.exact) continue;
-		}
-		if (!valid) continue;
-		grad_apply<A, E>(v, f, vy, vg);
+		if (!grad_row<T, E>(y, dy, dx, v, row, valid, g, vy, vg)) continue;
 #pragma unroll
 		for (int i = 0; i < E; ++i) {
 			const int col = i * g.W + g.lane;
