@@ -47,17 +47,21 @@ func StridedShape(n int64, warp int) (e, w int, ok bool) {
 
 // StridedOn says whether tier 1 takes the strided kernels for rows of n
 // columns of t (the caller checks that StridedShape fits): unmasked
-// backward rows, and by default only float32 rows of a part pack of 193 to
-// 255 columns (E = 8, at least three quarters of the group's columns in
-// the row). Measured on an H100 (docs/PERFORMANCE.md GPU entry 93, the
-// H200 not yet): at 64x12x197x197 1.11-1.12x faster than the shifted
-// pipelined K = 4 kernel (123.7 against 138.3 us; PyTorch's
-// column-at-a-time kernel ran 1.15x ours there in session 57's H100 run);
-// everywhere else slower: float32 at 300 and 577 columns 0.81-0.83x (E =
-// 16 and 32: fewer blocks per SM, 41-44% of the group's columns past the
-// row), 10 to 77 columns 0.70-0.83x, aligned rows of 128 to 1024 columns
-// 0.88-0.97x; the half types 0.27-0.84x (a 2-byte load a column). SOFTMAX_STRIDED=1 takes them for every unmasked backward
-// row they fit, 0 never (tuning knobs for benchmarks, read once at start).
+// backward rows, and by default only float32 rows of a part pack of 171 to
+// 255 columns (E = 8, at least two thirds of the warp's columns in the
+// row). Measured on an H100 (docs/PERFORMANCE.md GPU entry 93, the H200
+// not yet), against the shifted kernels: 1.02-1.03x faster at 175
+// columns, 1.08x at 193, 1.08-1.12x at 197 (64x12x197x197: 123.7 against
+// 138.3 us, 96% of copy; PyTorch's column-at-a-time kernel ran 1.15x ours
+// there before, 1.03x after), level at 229 and 250, 1.19-1.20x at 255;
+// slower at 131 (0.90x) and 150 (0.96x), where a third or more of the
+// warp's columns lie past the row. Everywhere else it was slower too:
+// float32 at 300 and 577 columns 0.81-0.83x (E = 16 and 32: fewer blocks
+// per SM, 41-44% of the group's columns past the row), 10 to 77 columns
+// 0.70-0.83x, aligned rows of 128 to 1024 columns 0.87-0.97x; the half
+// types 0.27-0.84x (a 2-byte load a column). SOFTMAX_STRIDED=1 takes them
+// for every unmasked backward row they fit, 0 never (tuning knobs for
+// benchmarks, read once at start).
 func StridedOn(t Dtype, bwd bool, keep Keep, n int64) bool {
 	if !bwd || keep != KeepAll || !StridedKernels(t) || stridedSetting == "0" {
 		return false
@@ -65,7 +69,7 @@ func StridedOn(t Dtype, bwd bool, keep Keep, n int64) bool {
 	if stridedSetting == "1" {
 		return true
 	}
-	return t == Float32 && n%4 != 0 && n > 192 && n < 256
+	return t == Float32 && n%4 != 0 && n > 170 && n < 256
 }
 
 var stridedSetting = os.Getenv("SOFTMAX_STRIDED")

@@ -66,7 +66,7 @@ func TestStridedOn(t *testing.T) {
 	if StridedOn(Float32, true, KeepAll, 197) {
 		t.Errorf("StridedOn under SOFTMAX_STRIDED=0 = true, want false")
 	}
-	// The rule: float32 rows of a part pack of 193 to 255 columns.
+	// The rule: float32 rows of a part pack of 171 to 255 columns.
 	stridedSetting = ""
 	for _, c := range []struct {
 		t    Dtype
@@ -74,9 +74,11 @@ func TestStridedOn(t *testing.T) {
 		want bool
 	}{
 		{Float32, 197, true},
-		{Float32, 193, true},
+		{Float32, 171, true},
+		{Float32, 175, true},
 		{Float32, 255, true},
-		{Float32, 192, false},
+		{Float32, 170, false},
+		{Float32, 150, false},
 		{Float32, 196, false},
 		{Float32, 256, false},
 		{Float32, 257, false},
