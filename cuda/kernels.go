@@ -941,9 +941,10 @@ func (d *Device) makePlan(c *call) (plan, error) {
 				p.grid[0] = int(min(gpu.CeilDiv(rows, int64(perBlock)), 1<<30))
 			}
 		}
-		// Unmasked backward rows where gpu.StridedOn says so take the
-		// strided kernels, which load a column at a time and need no
-		// alignment (not where a test forces another of tier 1's kernels).
+		// Unmasked backward rows where gpu.StridedOn says so
+		// (SOFTMAX_STRIDED=1 only) take the strided kernels, which load a
+		// column at a time and need no alignment (not where a test forces
+		// another of tier 1's kernels).
 		if gpu.StridedOn(c.dt, c.bwd, keep, n) && !d.forcesRowsKernel() || d.strided && c.bwd && keep == gpu.KeepAll {
 			if e, w, ok := gpu.StridedShape(n, warpSize); ok {
 				if sk := d.set(c)[gpu.StridedKernel(c.dt, e)]; sk != nil && gpu.StridedThreads <= sk.maxThreads {

@@ -43,29 +43,22 @@ func StridedShape(n int64, warp int) (e, w int, ok bool) {
 
 // StridedOn says whether tier 1 takes the strided kernels for rows of n
 // columns of t (the caller checks that StridedShape fits): unmasked
-// backward rows, and by default only float32 rows of a part pack of 171 to
-// 255 columns (E = 8, at least two thirds of the warp's columns in the
-// row). Measured on an H100 (docs/PERFORMANCE.md GPU entry 93, the H200
-// not yet), against the shifted kernels: 1.02-1.03x faster at 175
-// columns, 1.08x at 193, 1.08-1.12x at 197 (64x12x197x197: 123.7 against
-// 138.3 us, 96% of copy; PyTorch's column-at-a-time kernel ran 1.15x ours
-// there before, 1.03x after), level at 229 and 250, 1.19-1.20x at 255;
-// slower at 131 (0.90x) and 150 (0.96x), where a third or more of the
-// warp's columns lie past the row. Everywhere else it was slower too:
-// float32 at 300 and 577 columns 0.81-0.83x (E = 16 and 32: fewer blocks
-// per SM, 41-44% of the group's columns past the row), 10 to 77 columns
-// 0.70-0.83x, aligned rows of 128 to 1024 columns 0.87-0.97x; the half
-// types 0.27-0.84x (a 2-byte load a column). SOFTMAX_STRIDED=1 takes them
-// for every unmasked backward row they fit, 0 never (tuning knobs for
-// benchmarks, read once at start).
+// backward rows of the types with kernels, and by default none. On an
+// H100 the kernels beat the shifted ones on float32 rows of a part pack
+// of 171 to 255 columns (docs/PERFORMANCE.md GPU entries 93 and 94:
+// 1.02-1.03x at 175, 1.08-1.12x at 197 at 96% of copy, level at 229 and
+// 250, 1.19-1.21x at 255), and that was the rule until the H200 ran it:
+// there float32 backward of 64x12x197x197 took 113.6-116.5 us strided
+// against 103.2-108.0 shifted in four earlier runs (entry 95). A warp
+// a row with 16 scalar loads a lane in flight at 8 blocks an SM does not
+// keep the H200's bandwidth busy; the H100's is a third lower. Elsewhere
+// they were slower on the H100 too (float32 at 300 and 577 columns
+// 0.81-0.83x, 10 to 77 columns 0.70-0.83x, aligned rows 0.87-0.97x, the
+// half types 0.27-0.84x). SOFTMAX_STRIDED=1 takes them for every
+// unmasked backward row they fit (a tuning knob for benchmarks, read
+// once at start).
 func StridedOn(t Dtype, bwd bool, keep Keep, n int64) bool {
-	if !bwd || keep != KeepAll || !StridedKernels(t) || stridedSetting == "0" {
-		return false
-	}
-	if stridedSetting == "1" {
-		return true
-	}
-	return t == Float32 && n%int64(16/t.Size()) != 0 && n > 170 && n < 256 // rows of a part pack
+	return stridedSetting == "1" && bwd && keep == KeepAll && StridedKernels(t) && n > 0
 }
 
 var stridedSetting = os.Getenv("SOFTMAX_STRIDED")
