@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # h200-run.sh is the full run of issue 6 on the GPU machine: the benchmark
-# (ours, then PyTorch's), then cuda-gpu-test.sh's suite and memcheck but the
-# split tier's tests, without racecheck. Everything it writes goes into one archive,
+# (ours, then PyTorch's), then cuda-gpu-test.sh's suite in its short form,
+# without memcheck and racecheck (the full suite and memcheck ran past their
+# limits at af2dfae: GPU entry 95; run them in a call of their own).
+# Everything it writes goes into one archive,
 # $OUT/run.tgz, since the device returns at most 8 files from $OUT (a run
 # that left its 16 files loose came back without its benchmark JSON:
 # docs/PERFORMANCE.md GPU entry 54). Build the binaries here first; xz
@@ -37,7 +39,7 @@ date -u >"$work/date.txt"
 nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.sm --format=csv >"$work/smi.txt" 2>&1
 timeout 240 "$bin/softmax-bench" -commit "$commit" -out "$work/ours.json" >"$work/ours.log" 2>&1 || status=1
 timeout 200 python3 "$repo/bench/torch_bench.py" --out "$work/torch.json" >"$work/torch.log" 2>&1 || status=1
-(cd "$repo/cuda" && GPU_TEST_SKIP=TestGPUSplit GPU_TEST_RACECHECK=0 bash "$repo/scripts/cuda-gpu-test.sh" "$work" >"$work/summary.txt" 2>&1) || status=1
+(cd "$repo/cuda" && GPU_TEST_SHORT=1 GPU_TEST_TIMEOUT=330 GPU_TEST_MEMCHECK=0 GPU_TEST_RACECHECK=0 bash "$repo/scripts/cuda-gpu-test.sh" "$work" >"$work/summary.txt" 2>&1) || status=1
 date -u >>"$work/date.txt"
 
 mkdir -p "$out"
