@@ -144,15 +144,19 @@ extern "C" __global__ void __launch_bounds__(128, 3)
 // Tier 1's strided backward (bwd_rows_strided, unmasked rows of any
 // alignment, internal/gpu.StridedOn): E = 4, 8, 16, 32 columns of y and of
 // dy a thread, a group of up to a warp a row, so rows of up to 1024
-// columns. Blocks of 128 threads (internal/gpu.StridedThreads), as many
-// per SM as the registers of E allow: 8 (64 registers) at E = 4 and 8, 6
-// (80) at 16, 4 at 32 (128, where float32 still spills 56 bytes; the
-// others spill nothing). float32 and the half types, CUDA only.
+// columns; groups of 32 take bwd_rows_strided's constant-offset form.
+// Blocks of 128 threads (internal/gpu.StridedThreads), as many per SM as
+// the registers of E allow: 8 at E = 4 and 8 (46-60 registers on sm_90),
+// 6 at 16 (80), 4 at 32 (128); none spills. float32 and the half types,
+// CUDA only.
 #if !defined(__HIPCC__) && !SM_SPAN
 #define SM_STRIDED(E, BLOCKS, S, T)                                                                      \
 	extern "C" __global__ void __launch_bounds__(128, BLOCKS)                                           \
 	    softmax_bwd_strided##E##_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) { \
-		bwd_rows_strided<T, E>(y, dy, dx, SM_VIEW(), (int)group);                                      \
+		if (group == 32)                                                                                \
+			bwd_rows_strided<T, E, 32>(y, dy, dx, SM_VIEW(), 32);                                       \
+		else                                                                                            \
+			bwd_rows_strided<T, E, 0>(y, dy, dx, SM_VIEW(), (int)group);                                \
 	}
 #define SM_STRIDED_ALL(S, T) SM_STRIDED(4, 8, S, T) SM_STRIDED(8, 8, S, T) SM_STRIDED(16, 6, S, T) SM_STRIDED(32, 4, S, T)
 SM_STRIDED_ALL(f32, float)
