@@ -49,7 +49,7 @@ func StridedShape(n int64, warp int) (e, w int, ok bool) {
 // 1.02-1.03x at 175, 1.08-1.12x at 197 at 96% of copy, level at 229 and
 // 250, 1.19-1.21x at 255), and that was the rule until the H200 ran it:
 // there float32 backward of 64x12x197x197 took 113.6-116.5 us strided
-// against 103.2-108.0 shifted in four earlier runs (entry 95). A warp
+// against 103.2-108.0 shifted in three earlier runs (entry 95). A warp
 // a row with 16 scalar loads a lane in flight at 8 blocks an SM does not
 // keep the H200's bandwidth busy; the H100's is a third lower. Elsewhere
 // they were slower on the H100 too (float32 at 300 and 577 columns
