@@ -68,9 +68,9 @@ func kernelNames() []string {
 			if dir == "bwd" && gpu.WideK(dt) > 0 {
 				names = append(names, gpu.WideKernel(dt))
 			}
-			if dir == "bwd" && gpu.StridedKernels(dt) {
-				for _, e := range gpu.StridedEs() {
-					names = append(names, gpu.StridedKernel(dt, e))
+			if gpu.StridedKernels(dt) {
+				for _, e := range gpu.StridedEs(dir == "bwd") {
+					names = append(names, gpu.StridedKernel(dt, dir == "bwd", e))
 				}
 			}
 			if dir == "fwd" && gpu.OnceK(dt) > 0 {
@@ -936,13 +936,14 @@ func (d *Device) makePlan(c *call) (plan, error) {
 				p.grid[0] = int(min(gpu.CeilDiv(rows, int64(perBlock)), 1<<30))
 			}
 		}
-		// Unmasked backward rows where gpu.StridedOn says so take the
-		// strided kernels, which load a column at a time and need no
-		// alignment (not where a test forces the shifted or pipelined
-		// kernels).
-		if gpu.StridedOn(c.dt, c.bwd, keep, n) && !d.shift && !d.pipe || d.strided && c.bwd && keep == gpu.KeepAll {
-			if e, w, ok := gpu.StridedShape(n, warpSize); ok {
-				if sk := d.set(c)[gpu.StridedKernel(c.dt, e)]; sk != nil && gpu.StridedThreads <= sk.maxThreads {
+		// Unmasked rows (forward: not causal either) where gpu.StridedOn
+		// says so take the strided kernels, which load a column at a time
+		// and need no alignment (not where a test forces the shifted or
+		// pipelined kernels). The span module has none: its calls keep
+		// the kernels above.
+		if gpu.StridedOn(c.dt, c.bwd, keep, n) && !d.shift && !d.pipe || d.strided && keep == gpu.KeepAll {
+			if e, w, ok := gpu.StridedShape(c.bwd, n, warpSize); ok {
+				if sk := d.set(c)[gpu.StridedKernel(c.dt, c.bwd, e)]; sk != nil && gpu.StridedThreads <= sk.maxThreads {
 					perBlock := gpu.StridedThreads / w
 					p.names, p.threads, p.group, p.smem = []string{sk.name}, gpu.StridedThreads, w, 0
 					p.grid[0] = int(min(gpu.CeilDiv(rows, int64(perBlock)), 1<<30))

@@ -2,38 +2,52 @@ package gpu
 
 import "os"
 
-// Tier 1's strided backward (CUDA, cukernels/softmax.cuh bwd_rows_strided):
-// unmasked backward rows of any alignment, E columns of y and of dy a
-// thread, column i*W + lane, each loaded alone, as PyTorch's
-// softmax_warp_backward loads them. A group's loads of one column step are
+// Tier 1's strided kernels (CUDA, cukernels/softmax.cuh bwd_rows_strided
+// and fwd_rows_strided): unmasked rows of any alignment (forward: not
+// causal either), E columns of y and of dy (forward: of x) a thread,
+// column i*W + lane, each loaded alone, as PyTorch's softmax_warp_backward
+// loads them. A group's loads of one column step are
 // adjacent, so they coalesce whatever the row's start, and the row needs
 // neither a pack boundary nor the shifted kernels' shift arithmetic.
 
 // StridedThreads is the strided kernels' block: their launch bound.
 const StridedThreads = 128
 
-// stridedEs are the columns a thread the strided kernels exist for.
-var stridedEs = [...]int{4, 8, 16, 32}
+// stridedEs are the columns a thread the strided backward kernels exist
+// for, stridedFwdEs the forward's: the forward holds one array, so
+// more lengths fit its registers, and fewer of a group's columns lie past
+// the row (577 columns take E = 20: 640 columns, not 1024).
+var (
+	stridedEs    = [...]int{4, 8, 16, 32}
+	stridedFwdEs = [...]int{4, 8, 12, 16, 20, 24, 32}
+)
 
 // StridedKernels says whether t has strided kernels: float32 and the half
 // types.
 func StridedKernels(t Dtype) bool { return t == Float32 || t == Float16 || t == BFloat16 }
 
-// StridedEs lists the columns a thread of the strided kernels.
-func StridedEs() []int { return stridedEs[:] }
+// StridedEs lists the columns a thread of the strided kernels, forward or
+// backward.
+func StridedEs(bwd bool) []int {
+	if bwd {
+		return stridedEs[:]
+	}
+	return stridedFwdEs[:]
+}
 
 // StridedKernel names t's strided kernel of e columns a thread.
-func StridedKernel(t Dtype, e int) string { return tierKernel("strided", t, true, e, "") }
+func StridedKernel(t Dtype, bwd bool, e int) string { return tierKernel("strided", t, bwd, e, "") }
 
 // StridedShape is the strided layout for rows of n columns on a device
-// whose warp has warp lanes: the fewest columns a thread e with n <= e x
-// warp, and w, the least power of two with w x e >= n. ok is false where
-// the row is longer than the largest e's warp holds.
-func StridedShape(n int64, warp int) (e, w int, ok bool) {
+// whose warp has warp lanes: the fewest columns a thread e of
+// StridedEs(bwd) with n <= e x warp, and w, the least power of two with
+// w x e >= n. ok is false where the row is longer than the largest e's
+// warp holds.
+func StridedShape(bwd bool, n int64, warp int) (e, w int, ok bool) {
 	if n <= 0 {
 		return 0, 0, false
 	}
-	for _, e := range stridedEs {
+	for _, e := range StridedEs(bwd) {
 		if n <= int64(e*warp) {
 			w := 1
 			for int64(w*e) < n {
@@ -62,14 +76,17 @@ func StridedShape(n int64, warp int) (e, w int, ok bool) {
 // types 0.27-0.84x (a 2-byte load a column). SOFTMAX_STRIDED=1 takes them
 // for every unmasked backward row they fit, 0 never (tuning knobs for
 // benchmarks, read once at start).
+//
+// The forward kernels (unmasked, non-causal rows) are not measured yet:
+// by default never; SOFTMAX_STRIDED=1 takes them too.
 func StridedOn(t Dtype, bwd bool, keep Keep, n int64) bool {
-	if !bwd || keep != KeepAll || !StridedKernels(t) || stridedSetting == "0" {
+	if keep != KeepAll || !StridedKernels(t) || stridedSetting == "0" {
 		return false
 	}
 	if stridedSetting == "1" {
 		return true
 	}
-	return t == Float32 && n%4 != 0 && n > 170 && n < 256
+	return bwd && t == Float32 && n%4 != 0 && n > 170 && n < 256
 }
 
 var stridedSetting = os.Getenv("SOFTMAX_STRIDED")
