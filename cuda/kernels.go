@@ -814,6 +814,11 @@ func (d *Device) cgridKernel(c *call) (k *kernel, dyOnly bool) {
 	return d.kernel(c, "cgrid"), false
 }
 
+// forcesRowsKernel says whether a test forces one of tier 1's kernels
+// where it can run (Device.shift, pipe, wide, once, packed), so that no
+// rule takes the strided kernels in its place.
+func (d *Device) forcesRowsKernel() bool { return d.shift || d.pipe || d.wide || d.once || d.packed }
+
 func (d *Device) cachedBytes(c *call) int64 { return gpu.CachedBytes(c.dt, int64(c.v.N), c.bwd) }
 
 func (d *Device) kernel(c *call, tier string) *kernel {
@@ -938,14 +943,15 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		}
 		// Unmasked rows (forward: not causal either) where gpu.StridedOn
 		// says so take the strided kernels, which load a column at a time
-		// and need no alignment (not where a test forces the shifted or
-		// pipelined kernels). The span module has none: its calls keep
-		// the kernels above.
-		if gpu.StridedOn(c.dt, c.bwd, keep, n) && !d.shift && !d.pipe || d.strided && keep == gpu.KeepAll {
+		// and need no alignment (not where a test forces another of tier
+		// 1's kernels). The span module has none: its calls keep the
+		// kernels above.
+		if gpu.StridedOn(c.dt, c.bwd, keep, n) && !d.forcesRowsKernel() || d.strided && keep == gpu.KeepAll {
 			if e, w, ok := gpu.StridedShape(c.bwd, n, warpSize); ok {
 				if sk := d.set(c)[gpu.StridedKernel(c.dt, c.bwd, e)]; sk != nil && gpu.StridedThreads <= sk.maxThreads {
 					perBlock := gpu.StridedThreads / w
 					p.names, p.threads, p.group, p.smem = []string{sk.name}, gpu.StridedThreads, w, 0
+					p.vec, p.shift = false, false // it loads columns, not packs
 					p.grid[0] = int(min(gpu.CeilDiv(rows, int64(perBlock)), 1<<30))
 				}
 			}

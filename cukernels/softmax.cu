@@ -145,9 +145,9 @@ extern "C" __global__ void __launch_bounds__(128, 3)
 // alignment, internal/gpu.StridedOn): E = 4, 8, 16, 32 columns of y and of
 // dy a thread, a group of up to a warp a row, so rows of up to 1024
 // columns. Blocks of 128 threads (internal/gpu.StridedThreads), as many
-// per SM as the registers of E allow without spilling the fast path: 8
-// (64 registers) at E = 4 and 8, 6 (80) at 16, 4 at 32 (128; float32
-// spills 56 bytes). float32 and the half types, CUDA only.
+// per SM as the registers of E allow: 8 (64 registers) at E = 4 and 8, 6
+// (80) at 16, 4 at 32 (128, where float32 still spills 56 bytes; the
+// others spill nothing). float32 and the half types, CUDA only.
 #if !defined(__HIPCC__) && !SM_SPAN
 #define SM_STRIDED(E, BLOCKS, S, T)                                                                      \
 	extern "C" __global__ void __launch_bounds__(128, BLOCKS)                                           \

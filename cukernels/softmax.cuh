@@ -1384,8 +1384,9 @@ template <typename T, int K, bool MASKED, int ARRAYS, bool SHIFT = false> struct
 			const unsigned char* mr = MBUF && v.mask ? sm_opaque(v.mask + v.mask_row(row)) : nullptr;
 			// SHIFT: forward rows whose last pack passes the buffer's end (the
 			// last few) take fetch_tail, out of this loop (see
-			// sm_async_copy_part). The backward's kernels run only where the
-			// rows end on a pack (cuda endsOnPack): the check had cost the
+			// sm_async_copy_part). The backward's kernels run only where
+			// rows x n is a whole number of packs (cuda pipeShiftFits), so
+			// no copy passes the buffer's end: the check had cost the
 			// half types' backward 5-8%, while without it the forward pipe4s
 			// spills and ran 9-12% slower at 197 columns (GPU entry 92).
 			if constexpr (SHIFT && SM_ASYNC_PART_WHOLE && ARRAYS == 1) {
