@@ -49,11 +49,7 @@ func StridedShape(bwd bool, n int64, warp int) (e, w int, ok bool) {
 	}
 	for _, e := range StridedEs(bwd) {
 		if n <= int64(e*warp) {
-			w := 1
-			for int64(w*e) < n {
-				w *= 2
-			}
-			return e, w, true
+			return e, int(NextPow2(CeilDiv(n, int64(e)))), true
 		}
 	}
 	return 0, 0, false
@@ -86,7 +82,7 @@ func StridedOn(t Dtype, bwd bool, keep Keep, n int64) bool {
 	if stridedSetting == "1" {
 		return true
 	}
-	return bwd && t == Float32 && n%4 != 0 && n > 170 && n < 256
+	return bwd && t == Float32 && n%int64(16/t.Size()) != 0 && n > 170 && n < 256 // rows of a part pack
 }
 
 var stridedSetting = os.Getenv("SOFTMAX_STRIDED")
