@@ -1141,15 +1141,20 @@ func TestGPUWide(t *testing.T) {
 	}
 }
 
-// TestGPUStrided runs tier 1's strided backward (gpu.StridedShape) over
-// rows of one column to the most it holds (each E's bounds, odd lengths,
-// groups of 1 to 32 threads, blocks left part empty), softmax and
-// log-softmax, with special values, a scale and y past log_grad's bounds,
-// from buffers that start on and off a pack, against the reference.
+// TestGPUStrided runs tier 1's strided kernels (gpu.StridedShape),
+// forward and backward, over rows of one column to the most they hold
+// (each E's bounds, odd lengths, groups of 1 to 32 threads, blocks left
+// part empty), softmax and log-softmax, with special values, a scale and
+// y past log_grad's bounds, from buffers that start on and off a pack,
+// against the reference. (Log-softmax forward at a scale under 1 in
+// float32 and bfloat16 takes the span kernels, which have no strided
+// form.)
 func TestGPUStrided(t *testing.T) {
 	d := device(t)
-	if _, _, ok := gpu.StridedShape(1025, warpSize); ok {
-		t.Errorf("StridedShape takes rows of 1025 columns; its largest E holds 1024")
+	for _, bwd := range []bool{false, true} {
+		if _, _, ok := gpu.StridedShape(bwd, 1025, warpSize); ok {
+			t.Errorf("StridedShape (backward %v) takes rows of 1025 columns; its largest E holds 1024", bwd)
+		}
 	}
 	if !tierKnobsSet() {
 		// The rule (gpu.StridedOn): none by default, the rows an H100 took
@@ -1175,12 +1180,15 @@ func TestGPUStrided(t *testing.T) {
 	defer func() { d.strided = false }()
 	rng := rand.New(rand.NewPCG(17, 17))
 	for _, dt := range []Dtype{Float32, Float16, BFloat16} {
-		for i, n := range []int{1, 3, 5, 13, 31, 63, 77, 128, 129, 197, 255, 256, 257, 300, 511, 512, 513, 577, 1000, 1023, 1024} {
+		for i, n := range []int{1, 3, 5, 13, 31, 63, 77, 128, 129, 197, 255, 256, 257, 300, 384, 385, 511, 512, 513, 577, 640, 641, 768, 769, 1000, 1023, 1024} {
 			rows := 5 + i%4
-			e, w, _ := gpu.StridedShape(int64(n), warpSize)
 			d.strided = true
-			if p := planAt(t, d, dt, []int{rows, n}, true, TierRows); p.names[0] != gpu.StridedKernel(dt, e) || p.group != w {
-				t.Errorf("%v %dx%d: kernel %s (group %d), want %s (group %d)", dt, rows, n, p.names[0], p.group, gpu.StridedKernel(dt, e), w)
+			for _, bwd := range []bool{false, true} {
+				e, w, _ := gpu.StridedShape(bwd, int64(n), warpSize)
+				params := layout.Params{Axis: -1, Scale: 1, Log: bwd}
+				if p := planWith(t, d, dt, []int{rows, n}, params, bwd, TierRows); p.names[0] != gpu.StridedKernel(dt, bwd, e) || p.group != w {
+					t.Errorf("%v %dx%d bwd %v: kernel %s (group %d), want %s (group %d)", dt, rows, n, bwd, p.names[0], p.group, gpu.StridedKernel(dt, bwd, e), w)
+				}
 			}
 			for variant := range bwdVariants {
 				if testing.Short() && (i+variant)%2 != 0 {

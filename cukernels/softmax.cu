@@ -162,6 +162,25 @@ extern "C" __global__ void __launch_bounds__(128, 3)
 SM_STRIDED_ALL(f32, float)
 SM_STRIDED_ALL(f16, sm_half)
 SM_STRIDED_ALL(bf16, sm_bf16)
+// Their forward (fwd_rows_strided, unmasked and non-causal rows): E = 4,
+// 8, 12, 16, 20, 24, 32 columns of x a thread (internal/gpu.StridedEs),
+// blocks of 128 threads, 8 per SM up to E = 12 (48-64 registers on
+// sm_90), 6 at 16 (74-75), 5 at 20 and 24 (77-95), 4 at 32 (121-125);
+// none spills.
+#define SM_STRIDED_FWD(E, BLOCKS, S, T)                                                         \
+	extern "C" __global__ void __launch_bounds__(128, BLOCKS)                                  \
+	    softmax_fwd_strided##E##_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {      \
+		if (group == 32)                                                                        \
+			fwd_rows_strided<T, E, 32>(x, y, SM_VIEW(), 32);                                    \
+		else                                                                                    \
+			fwd_rows_strided<T, E, 0>(x, y, SM_VIEW(), (int)group);                             \
+	}
+#define SM_STRIDED_FWD_ALL(S, T)                                                                \
+	SM_STRIDED_FWD(4, 8, S, T) SM_STRIDED_FWD(8, 8, S, T) SM_STRIDED_FWD(12, 8, S, T) SM_STRIDED_FWD(16, 6, S, T) \
+	    SM_STRIDED_FWD(20, 5, S, T) SM_STRIDED_FWD(24, 5, S, T) SM_STRIDED_FWD(32, 4, S, T)
+SM_STRIDED_FWD_ALL(f32, float)
+SM_STRIDED_FWD_ALL(f16, sm_half)
+SM_STRIDED_FWD_ALL(bf16, sm_bf16)
 #endif
 
 // Tier 1's one-row form of the float32 forward (fwd_rows_once, unmasked

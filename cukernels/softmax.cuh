@@ -1092,9 +1092,11 @@ __device__ __forceinline__ float row_inv(float s) {
 }
 __device__ __forceinline__ double row_inv(double s) { return 1.0 / s; }
 
-// fwd_row finishes one row whose values this thread holds in val (masked
-// entries already -Inf): maximum, sum of exponentials (kept in val for
-// softmax), output. Every thread of the group calls it. SCALED: log-softmax
+// fwd_vals turns the C values of one row that this thread holds in val
+// (masked entries already -Inf) into its outputs, in place: maximum, sum
+// of exponentials (kept in val for softmax), output; it returns whether
+// the row is for the exact path, which leaves val as it is. Every thread
+// of the group calls it; fwd_row below stores the outputs in packs. SCALED: log-softmax
 // with a scale other than 1 takes scale*(x - m) - log(s) with the log in
 // float64, as Num::logout does, and softmax divides by the sum. Without it
 // (the one-row kernel, whose 32 registers the float64 log and the
@@ -1105,12 +1107,9 @@ __device__ __forceinline__ double row_inv(double s) { return 1.0 / s; }
 // logf is within 1 ulp, so an output near 0, where scale*(x - m) is near
 // log(s) (at most log(columns) + 1), is off by well under the 1e-5
 // absolute tolerance of log outputs.
-template <typename T, int K, bool SCALED = true, bool SHIFT = false, bool STORE16 = false>
-__device__ __forceinline__ void fwd_row(const T* x, T* y, const View& v, i64 row, bool valid, bool vec,
-                                        const RowGroup& g, typename Num<T>::acc* val, int lo = 0) {
+template <typename T, int C, bool SCALED>
+__device__ __forceinline__ bool fwd_vals(const View& v, bool valid, const RowGroup& g, typename Num<T>::acc* val) {
 	typedef typename Num<T>::acc A;
-	constexpr int C = K * PackWidth<T, 64>::value;
-	const int n = (int)v.n;
 	// The maximum starts at the lowest finite value, so a row with nothing
 	// finite kept never forms -Inf - -Inf; NaN is ignored here and caught
 	// by the sum.
@@ -1149,8 +1148,16 @@ __device__ __forceinline__ void fwd_row(const T* x, T* y, const View& v, i64 row
 #pragma unroll
 			for (int i = 0; i < C; ++i) val[i] *= r;
 		}
-		row_store<T, K, SHIFT, STORE16>(y + (row * v.n - lo), n + lo, g, vec, val, lo);
 	}
+	return exact;
+}
+
+template <typename T, int K, bool SCALED = true, bool SHIFT = false, bool STORE16 = false>
+__device__ __forceinline__ void fwd_row(const T* x, T* y, const View& v, i64 row, bool valid, bool vec,
+                                        const RowGroup& g, typename Num<T>::acc* val, int lo = 0) {
+	constexpr int C = K * PackWidth<T, 64>::value;
+	const bool exact = fwd_vals<T, C, SCALED>(v, valid, g, val);
+	if (valid && !exact) row_store<T, K, SHIFT, STORE16>(y + (row * v.n - lo), (int)v.n + lo, g, vec, val, lo);
 	// The rows the fast path cannot finish are taken again from memory
 	// after the others are stored: no values stay live across the exact
 	// pass, whose registers would otherwise add to theirs (tier 1's
@@ -1800,6 +1807,37 @@ __device__ __forceinline__ void bwd_rows_strided(const T* y, const T* dy, T* dx,
 #pragma unroll
 		for (int i = 0; i < E; ++i)
 			if (i * W + g.lane < n) dxl[i * W] = Num<T>::out(vg[i]);
+	}
+}
+
+// fwd_rows_strided is the forward of tier 1's strided kernels (unmasked,
+// non-causal rows of any alignment, groups of up to a warp:
+// gpu.StridedShape): E columns a thread, column i * W + lane, each loaded
+// alone, as bwd_rows_strided loads y and dy, with its constant-offset form
+// where WC = 32. Arithmetic as fwd_row's (fwd_vals); rows the fast path
+// cannot finish are taken again from memory after the others are stored,
+// as there.
+template <typename T, int E, int WC>
+__device__ __forceinline__ void fwd_rows_strided(const T* x, T* y, const View& v, int Wr) {
+	typedef typename Num<T>::acc A;
+	const int W = WC ? WC : Wr;
+	const RowGroup g(W, RowGroup::Shifted{});
+	const int n = (int)v.n;
+	for (i64 row = g.first; row - g.off < v.rows; row += g.step()) {
+		const bool valid = row < v.rows;
+		const i64 at = (valid ? row * v.n : 0) + g.lane; // this lane's first column
+		const T* xl = x + at;
+		A val[E];
+#pragma unroll
+		for (int i = 0; i < E; ++i) val[i] = valid && i * W + g.lane < n ? Num<T>::in(xl[i * W]) : -sm_inf<A>();
+		const bool exact = fwd_vals<T, E, true>(v, valid, g, val);
+		if (valid && !exact) {
+			T* yl = y + at;
+#pragma unroll
+			for (int i = 0; i < E; ++i)
+				if (i * W + g.lane < n) yl[i * W] = Num<T>::out(val[i]);
+		}
+		if (g.any(exact)) row_exact_fwd<T>(x, y, v, row, exact, g);
 	}
 }
 

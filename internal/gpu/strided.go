@@ -2,38 +2,52 @@ package gpu
 
 import "os"
 
-// Tier 1's strided backward (CUDA, cukernels/softmax.cuh bwd_rows_strided):
-// unmasked backward rows of any alignment, E columns of y and of dy a
-// thread, column i*W + lane, each loaded alone, as PyTorch's
-// softmax_warp_backward loads them. A group's loads of one column step are
+// Tier 1's strided kernels (CUDA, cukernels/softmax.cuh bwd_rows_strided
+// and fwd_rows_strided): unmasked rows of any alignment (forward: not
+// causal either), E columns of y and of dy (forward: of x) a thread,
+// column i*W + lane, each loaded alone, as PyTorch's softmax_warp_backward
+// loads them. A group's loads of one column step are
 // adjacent, so they coalesce whatever the row's start, and the row needs
 // neither a pack boundary nor the shifted kernels' shift arithmetic.
 
 // StridedThreads is the strided kernels' block: their launch bound.
 const StridedThreads = 128
 
-// stridedEs are the columns a thread the strided kernels exist for.
-var stridedEs = [...]int{4, 8, 16, 32}
+// stridedEs are the columns a thread the strided backward kernels exist
+// for, stridedFwdEs the forward's: the forward holds one array, so
+// more lengths fit its registers, and fewer of a group's columns lie past
+// the row (577 columns take E = 20: 640 columns, not 1024).
+var (
+	stridedEs    = [...]int{4, 8, 16, 32}
+	stridedFwdEs = [...]int{4, 8, 12, 16, 20, 24, 32}
+)
 
 // StridedKernels says whether t has strided kernels: float32 and the half
 // types.
 func StridedKernels(t Dtype) bool { return t == Float32 || t == Float16 || t == BFloat16 }
 
-// StridedEs lists the columns a thread of the strided kernels.
-func StridedEs() []int { return stridedEs[:] }
+// StridedEs lists the columns a thread of the strided kernels, forward or
+// backward.
+func StridedEs(bwd bool) []int {
+	if bwd {
+		return stridedEs[:]
+	}
+	return stridedFwdEs[:]
+}
 
 // StridedKernel names t's strided kernel of e columns a thread.
-func StridedKernel(t Dtype, e int) string { return tierKernel("strided", t, true, e, "") }
+func StridedKernel(t Dtype, bwd bool, e int) string { return tierKernel("strided", t, bwd, e, "") }
 
 // StridedShape is the strided layout for rows of n columns on a device
-// whose warp has warp lanes: the fewest columns a thread e with n <= e x
-// warp, and w, the least power of two with w x e >= n. ok is false where
-// the row is longer than the largest e's warp holds.
-func StridedShape(n int64, warp int) (e, w int, ok bool) {
+// whose warp has warp lanes: the fewest columns a thread e of
+// StridedEs(bwd) with n <= e x warp, and w, the least power of two with
+// w x e >= n. ok is false where the row is longer than the largest e's
+// warp holds.
+func StridedShape(bwd bool, n int64, warp int) (e, w int, ok bool) {
 	if n <= 0 {
 		return 0, 0, false
 	}
-	for _, e := range stridedEs {
+	for _, e := range StridedEs(bwd) {
 		if n <= int64(e*warp) {
 			return e, int(NextPow2(CeilDiv(n, int64(e)))), true
 		}
@@ -43,7 +57,8 @@ func StridedShape(n int64, warp int) (e, w int, ok bool) {
 
 // StridedOn says whether tier 1 takes the strided kernels for rows of n
 // columns of t (the caller checks that StridedShape fits): unmasked
-// backward rows of the types with kernels, and by default none. On an
+// rows of the types with kernels (forward: not causal either), and by
+// default none. On an
 // H100 the kernels beat the shifted ones on float32 rows of a part pack
 // of 171 to 255 columns (docs/PERFORMANCE.md GPU entries 93 and 94:
 // 1.02-1.03x at 175, 1.08-1.12x at 197 at 96% of copy, level at 229 and
@@ -54,11 +69,12 @@ func StridedShape(n int64, warp int) (e, w int, ok bool) {
 // keep the H200's bandwidth busy; the H100's is a third lower. Elsewhere
 // they were slower on the H100 too (float32 at 300 and 577 columns
 // 0.81-0.83x, 10 to 77 columns 0.70-0.83x, aligned rows 0.87-0.97x, the
-// half types 0.27-0.84x). SOFTMAX_STRIDED=1 takes them for every
-// unmasked backward row they fit (a tuning knob for benchmarks, read
-// once at start).
+// half types 0.27-0.84x). The forward kernels were slower on 56 of 60
+// rows on the H100 (entry 94). SOFTMAX_STRIDED=1 takes them for every
+// unmasked row they fit, forward and backward (a tuning knob for
+// benchmarks, read once at start).
 func StridedOn(t Dtype, bwd bool, keep Keep, n int64) bool {
-	return stridedSetting == "1" && bwd && keep == KeepAll && StridedKernels(t) && n > 0
+	return stridedSetting == "1" && keep == KeepAll && StridedKernels(t) && n > 0
 }
 
 var stridedSetting = os.Getenv("SOFTMAX_STRIDED")

@@ -1,15 +1,15 @@
 #!/bin/bash
 # Session 60 call 1 (prepared in session 59), at the commit given: branch
-# s59-strided-lean (bin/softmax-bench and bin/cuda.test built there with
+# s59-strided-both (s59-strided-lean with s58-strided-fwd's forward) (bin/softmax-bench and bin/cuda.test built there with
 # its full fatbins). The strided backward's lean form (GPU entry 96):
 # rows of a group of 32 take constant column offsets, vy and vg are loaded
 # again after the exact path. No row takes it by default; SOFTMAX_STRIDED=1
 # takes it for every unmasked backward row it fits.
 # 1. TestGPUStrided in full mode, then under memcheck without the test
 #    guards in short form (0 errors wanted).
-# 2. The backward ops, the three types, rows of 10 to 577 columns,
-#    SOFTMAX_STRIDED=0 (the shifted and plain kernels, main's) against
-#    =1 (the strided kernels), two rounds alternated.
+# 2. The forward and backward ops, the three types, rows of 10 to 577
+#    columns, SOFTMAX_STRIDED=0 (the shifted and plain kernels, main's)
+#    against =1 (the strided kernels), two rounds alternated.
 # 3. PyTorch's on the same rows, once.
 # Outputs archived in one file ($OUT returns at most 8 files). Record
 # which card ran it (smi.txt): the rule needs the H200's figures.
@@ -28,12 +28,12 @@ tar czf $OUT/s60-call1.tgz -C $W .
 B=65536x131,65536x150,65536x175,65536x193,65536x229,65536x250,65536x255,64x12x197x197,32768x300,16x12x577x577,65536x77,131072x33,1048576x10
 for r in 1 2; do
   for v in 0 1; do
-    SOFTMAX_STRIDED=$v timeout 120 bin/softmax-bench -graph=false -shapes $B -ops softmax_backward,log_softmax_backward -commit "$1" -out $W/bw-s$v-$r.json > $W/bw-s$v-$r.log 2>&1; echo "bw s$v $r rc=$?"
+    SOFTMAX_STRIDED=$v timeout 150 bin/softmax-bench -graph=false -shapes $B -ops softmax,log_softmax,softmax_backward,log_softmax_backward -commit "$1" -out $W/bw-s$v-$r.json > $W/bw-s$v-$r.log 2>&1; echo "bw s$v $r rc=$?"
   done
 done
 date -u >> $W/date.txt
 tar czf $OUT/s60-call1.tgz -C $W .
-timeout 120 python3 bench/torch_bench.py --shapes $B --ops softmax_backward,log_softmax_backward --out $W/torch.json > $W/torch.log 2>&1; echo "torch rc=$?"
+timeout 150 python3 bench/torch_bench.py --shapes $B --ops softmax,log_softmax,softmax_backward,log_softmax_backward --out $W/torch.json > $W/torch.log 2>&1; echo "torch rc=$?"
 grep -h "failed checks" $W/*.log | sort | uniq -c
 date -u >> $W/date.txt
 tar czf $OUT/s60-call1.tgz -C $W .
