@@ -1142,7 +1142,8 @@ func TestGPUWide(t *testing.T) {
 }
 
 // TestGPUStrided runs tier 1's strided kernels (gpu.StridedShape),
-// forward and backward, over rows of one column to the most they hold
+// forward and backward, their one-row forms (groups of a warp) and their
+// looping forms, over rows of one column to the most they hold
 // (each E's bounds, odd lengths, groups of 1 to 32 threads, blocks left
 // part empty), softmax and log-softmax, with special values, a scale and
 // y past log_grad's bounds, from buffers that start on and off a pack,
@@ -1172,32 +1173,45 @@ func TestGPUStrided(t *testing.T) {
 			{Float16, []int{1000, 197}, true},
 			{Float32, []int{1000, 197}, false},
 		} {
-			if p := planOf(t, d, c.dt, c.shape, c.bwd); strings.Contains(p.names[0], "_strided") {
+			if p := planOf(t, d, c.dt, c.shape, c.bwd); strings.Contains(p.names[0], "_strided") || strings.Contains(p.names[0], "_stronce") {
 				t.Errorf("%v %v bwd %v: kernel %s, not a strided one wanted", c.dt, c.shape, c.bwd, p.names[0])
 			}
 		}
 	}
-	defer func() { d.strided = false }()
+	defer func() { d.strided, d.stridedLoop = false, false }()
 	rng := rand.New(rand.NewPCG(17, 17))
 	for _, dt := range []Dtype{Float32, Float16, BFloat16} {
 		for i, n := range []int{1, 3, 5, 13, 31, 63, 77, 128, 129, 197, 255, 256, 257, 300, 384, 385, 511, 512, 513, 577, 640, 641, 768, 769, 1000, 1023, 1024} {
-			rows := 5 + i%4
-			d.strided = true
-			for _, bwd := range []bool{false, true} {
-				e, w, _ := gpu.StridedShape(bwd, int64(n), warpSize)
-				params := layout.Params{Axis: -1, Scale: 1, Log: bwd}
-				if p := planWith(t, d, dt, []int{rows, n}, params, bwd, TierRows); p.names[0] != gpu.StridedKernel(dt, bwd, e) || p.group != w {
-					t.Errorf("%v %dx%d bwd %v: kernel %s (group %d), want %s (group %d)", dt, rows, n, bwd, p.names[0], p.group, gpu.StridedKernel(dt, bwd, e), w)
+			// Groups of a warp take the one-row kernels (stronce), and their
+			// looping form under d.stridedLoop: both run every case.
+			for _, loop := range []bool{false, true} {
+				rows := 5 + i%4
+				d.strided, d.stridedLoop = true, loop
+				once := false
+				for _, bwd := range []bool{false, true} {
+					e, w, _ := gpu.StridedShape(bwd, int64(n), warpSize)
+					want := gpu.StridedKernel(dt, bwd, e)
+					if w == 32 && !loop {
+						want = gpu.StridedOnceKernel(dt, bwd, e)
+					}
+					once = once || w == 32
+					params := layout.Params{Axis: -1, Scale: 1, Log: bwd}
+					if p := planWith(t, d, dt, []int{rows, n}, params, bwd, TierRows); p.names[0] != want || p.group != w {
+						t.Errorf("%v %dx%d bwd %v: kernel %s (group %d), want %s (group %d)", dt, rows, n, bwd, p.names[0], p.group, want, w)
+					}
 				}
-			}
-			for variant := range bwdVariants {
-				if testing.Short() && (i+variant)%2 != 0 {
-					continue
+				if loop && !once {
+					continue // no one-row form: the first pass ran the looping kernels
 				}
-				// Every other case starts its buffers an element past a pack.
-				off := (i + variant) % 2 * dt.Size()
-				if msg := check(t, d, bwdVariantProblem(rng, rows, n, variant), dt, TierRows, off); msg != "" {
-					t.Error(msg)
+				for variant := range bwdVariants {
+					if testing.Short() && (i+variant)%2 != 0 {
+						continue
+					}
+					// Every other case starts its buffers an element past a pack.
+					off := (i + variant) % 2 * dt.Size()
+					if msg := check(t, d, bwdVariantProblem(rng, rows, n, variant), dt, TierRows, off); msg != "" {
+						t.Errorf("loop %v: %s", loop, msg)
+					}
 				}
 			}
 		}

@@ -38,6 +38,24 @@ func StridedEs(bwd bool) []int {
 // StridedKernel names t's strided kernel of e columns a thread.
 func StridedKernel(t Dtype, bwd bool, e int) string { return tierKernel("strided", t, bwd, e, "") }
 
+// StridedOnceKernel names t's one-row strided kernel of e columns a
+// thread: groups of a warp (32 lanes), a group for every row, so no loop
+// and, with the exact path a call, fewer registers (32 forward at e <= 12
+// against 48-64) and more blocks an SM. StridedOnceOn says when the plan
+// takes it.
+func StridedOnceKernel(t Dtype, bwd bool, e int) string { return tierKernel("stronce", t, bwd, e, "") }
+
+// StridedOnceOn says whether a strided call of groups of w lanes on a
+// grid of blocks takes the one-row kernel: groups of 32, a grid that gives
+// every row a group (it has no loop), and not turned off by
+// SOFTMAX_STRIDED_ONCE=0 (a tuning knob for benchmarks, read once at
+// start).
+func StridedOnceOn(w int, blocks int64) bool {
+	return stridedOnceSetting != "0" && w == 32 && blocks <= 1<<30 // the plans' grid cap
+}
+
+var stridedOnceSetting = os.Getenv("SOFTMAX_STRIDED_ONCE")
+
 // StridedShape is the strided layout for rows of n columns on a device
 // whose warp has warp lanes: the fewest columns a thread e of
 // StridedEs(bwd) with n <= e x warp, and w, the least power of two with
