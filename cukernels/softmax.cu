@@ -182,10 +182,13 @@ SM_STRIDED_FWD_ALL(f32, float)
 SM_STRIDED_FWD_ALL(f16, sm_half)
 SM_STRIDED_FWD_ALL(bf16, sm_bf16)
 // Their one-row forms (stronce, ONCE): groups of a warp, a group for every
-// row, no loop, the exact path a call, so fewer registers and more blocks
-// an SM (sm_90): forward 32 registers to E = 12 (16 blocks), 40 at 16
-// (12), 48 at 20 (10), 64 at 24 (8), 80 at 32 (6); backward 40 at E = 4
-// and 8 (12), 56 at 16 (8), 95 at 32 (5); none spills.
+// row, no loop, so fewer registers and more blocks an SM (sm_90): forward
+// 38-40 registers to E = 12 (12 blocks; 16 spills 16-24 bytes), 48 at 16
+// (10), 64 at 20 and 24 (8), 80 at 32 (6); backward 43-48 at E = 4 and 8
+// (10; 12 spills 8-28 bytes), 72 at 16 (6), 121-127 at 32 (4); none
+// spills. (The exact path as a __noinline__ call fitted 32 registers, but
+// the call's reference arguments put View and RowGroup on the stack of
+// every thread: 7-12x slower, docs/PERFORMANCE.md GPU entry 99.)
 #define SM_STRONCE_FWD(E, BLOCKS, S, T)                                                    \
 	extern "C" __global__ void __launch_bounds__(128, BLOCKS)                             \
 	    softmax_fwd_stronce##E##_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) { \
@@ -197,10 +200,10 @@ SM_STRIDED_FWD_ALL(bf16, sm_bf16)
 		bwd_rows_strided<T, E, 32, true>(y, dy, dx, SM_VIEW(), 32);                                    \
 	}
 #define SM_STRONCE_ALL(S, T)                                                                              \
-	SM_STRONCE_FWD(4, 16, S, T) SM_STRONCE_FWD(8, 16, S, T) SM_STRONCE_FWD(12, 16, S, T)                 \
-	    SM_STRONCE_FWD(16, 12, S, T) SM_STRONCE_FWD(20, 10, S, T) SM_STRONCE_FWD(24, 8, S, T)            \
-	        SM_STRONCE_FWD(32, 6, S, T) SM_STRONCE_BWD(4, 12, S, T) SM_STRONCE_BWD(8, 12, S, T)          \
-	            SM_STRONCE_BWD(16, 8, S, T) SM_STRONCE_BWD(32, 5, S, T)
+	SM_STRONCE_FWD(4, 12, S, T) SM_STRONCE_FWD(8, 12, S, T) SM_STRONCE_FWD(12, 12, S, T)                 \
+	    SM_STRONCE_FWD(16, 10, S, T) SM_STRONCE_FWD(20, 8, S, T) SM_STRONCE_FWD(24, 8, S, T)             \
+	        SM_STRONCE_FWD(32, 6, S, T) SM_STRONCE_BWD(4, 10, S, T) SM_STRONCE_BWD(8, 10, S, T)          \
+	            SM_STRONCE_BWD(16, 6, S, T) SM_STRONCE_BWD(32, 4, S, T)
 SM_STRONCE_ALL(f32, float)
 SM_STRONCE_ALL(f16, sm_half)
 SM_STRONCE_ALL(bf16, sm_bf16)

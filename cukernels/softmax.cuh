@@ -1527,23 +1527,6 @@ __device__ __forceinline__ void row_exact_bwd(const T* y, const T* dy, T* dx, co
 			    grad_out<T>(v, v.keeps32(mrow, kept, k), Num<T>::in(y[base + k]), Num<T>::in(dy[base + k]), gs));
 }
 
-// row_exact_fwd_call and row_exact_bwd_call are the exact paths as calls
-// rather than inlined: a kernel's registers are then those of its fast
-// path, and the exact path (taken by rows with NaN, +Inf or nothing
-// finite) spills in its own frame if it must. The strided one-row kernels
-// take them: 32 registers at E <= 12 forward, 16 blocks of 128 threads an
-// SM where the inlined path's 48-64 left 8 (docs/PERFORMANCE.md GPU entry
-// 98).
-template <typename T>
-__device__ __noinline__ void row_exact_fwd_call(const T* x, T* y, const View& v, i64 row, bool active, const RowGroup& g) {
-	row_exact_fwd<T>(x, y, v, row, active, g);
-}
-template <typename T>
-__device__ __noinline__ void row_exact_bwd_call(const T* y, const T* dy, T* dx, const View& v, i64 row, bool active,
-                                                const RowGroup& g) {
-	row_exact_bwd<T>(y, dy, dx, v, row, active, g);
-}
-
 // GradAcc is one thread's share of a backward row before the group's
 // reduction: the sum of its terms in the compute type (float32 for float32
 // and the half types: at most 32 roundings, 2e-6 of the sum of |terms|,
@@ -1627,8 +1610,7 @@ struct KeepLoaded {
 // reload, where the group ran the exact path for another row, loads this
 // row's vy and vg again: a Reload that does so leaves them dead across
 // the exact path, whose registers they would otherwise add to.
-// CALL takes the exact path as a call (row_exact_bwd_call).
-template <typename T, int C, typename Reload = KeepLoaded, bool CALL = false>
+template <typename T, int C, typename Reload = KeepLoaded>
 __device__ __forceinline__ bool grad_row(const T* y, const T* dy, T* dx, const View& v, i64 row, bool valid,
                                          const RowGroup& g, typename Num<T>::acc* vy, typename Num<T>::acc* vg,
                                          Reload reload = Reload()) {
@@ -1638,10 +1620,7 @@ __device__ __forceinline__ bool grad_row(const T* y, const T* dy, T* dx, const V
 	for (int i = 0; i < C; ++i) grad_acc(v, a, vy[i], vg[i]);
 	const GradFin<A> f = grad_finish<T>(v, g, valid, (double)a.part, a.ymax);
 	if (g.any(f.exact)) {
-		if (CALL)
-			row_exact_bwd_call<T>(y, dy, dx, v, row, f.exact, g);
-		else
-			row_exact_bwd<T>(y, dy, dx, v, row, f.exact, g);
+		row_exact_bwd<T>(y, dy, dx, v, row, f.exact, g);
 		if (f.exact) return false;
 		reload();
 	}
@@ -1800,8 +1779,8 @@ __device__ __forceinline__ void bwd_rows_packed(const T* y, const T* dy, T* dx, 
 // is one instruction where a run-time W gave each its own 64-bit address
 // (16 address registers' pairs at E = 8). The rows are loaded again after
 // the exact path (grad_row's reload), so they are not live across it.
-// ONCE: the grid has a group for every row (the one-row kernels): no loop,
-// and the exact path as a call, for fewer registers.
+// ONCE: the grid has a group for every row (the one-row kernels): no loop
+// over rows, whose row, step and bounds stay live across it.
 template <typename T, int E, int WC, bool ONCE = false>
 __device__ __forceinline__ void bwd_rows_strided(const T* y, const T* dy, T* dx, const View& v, int Wr) {
 	typedef typename Num<T>::acc A;
@@ -1825,7 +1804,7 @@ __device__ __forceinline__ void bwd_rows_strided(const T* y, const T* dy, T* dx,
 			}
 		};
 		load();
-		if (grad_row<T, E, decltype(load), ONCE>(y, dy, dx, v, row, valid, g, vy, vg, load)) {
+		if (grad_row<T, E>(y, dy, dx, v, row, valid, g, vy, vg, load)) {
 			T* dxl = dx + at;
 #pragma unroll
 			for (int i = 0; i < E; ++i)
@@ -1862,12 +1841,7 @@ __device__ __forceinline__ void fwd_rows_strided(const T* x, T* y, const View& v
 			for (int i = 0; i < E; ++i)
 				if (i * W + g.lane < n) yl[i * W] = Num<T>::out(val[i]);
 		}
-		if (g.any(exact)) {
-			if (ONCE)
-				row_exact_fwd_call<T>(x, y, v, row, exact, g);
-			else
-				row_exact_fwd<T>(x, y, v, row, exact, g);
-		}
+		if (g.any(exact)) row_exact_fwd<T>(x, y, v, row, exact, g);
 		if (ONCE) break;
 	}
 }
