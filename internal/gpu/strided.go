@@ -58,7 +58,7 @@ func StridedShape(n int64, warp int) (e, w int, ok bool) {
 // unmasked backward row they fit (a tuning knob for benchmarks, read
 // once at start).
 func StridedOn(t Dtype, bwd bool, keep Keep, n int64) bool {
-	return stridedSetting == "1" && bwd && keep == KeepAll && StridedKernels(t) && n > 0
+	return stridedSetting == "1" && bwd && keep == KeepAll && StridedKernels(t)
 }
 
 var stridedSetting = os.Getenv("SOFTMAX_STRIDED")
