@@ -91,7 +91,7 @@ func StridedShape(bwd bool, n int64, warp int) (e, w int, ok bool) {
 // unmasked row they fit, forward and backward (a tuning knob for
 // benchmarks, read once at start).
 func StridedOn(t Dtype, bwd bool, keep Keep, n int64) bool {
-	return stridedSetting == "1" && keep == KeepAll && StridedKernels(t) && n > 0
+	return stridedSetting == "1" && keep == KeepAll && StridedKernels(t)
 }
 
 var stridedSetting = os.Getenv("SOFTMAX_STRIDED")
