@@ -1158,23 +1158,42 @@ func TestGPUStrided(t *testing.T) {
 		}
 	}
 	if !tierKnobsSet() {
-		// The rule (gpu.StridedOn): none by default, the rows an H100 took
-		// them for (float32 backward of a part pack, 171 to 255 columns)
-		// included, through dispatch.
+		// The rule (gpu.StridedOn), through dispatch: unmasked rows of a
+		// part pack where the H200 measured the one-row forms faster.
 		for _, c := range []struct {
-			dt    Dtype
-			shape []int
-			bwd   bool
+			dt     Dtype
+			shape  []int
+			causal bool
+			bwd    bool
+			want   bool
 		}{
-			{Float32, []int{64, 12, 197, 197}, true},
-			{Float32, []int{1000, 255}, true},
-			{Float32, []int{1000, 175}, true},
-			{Float32, []int{1000, 300}, true},
-			{Float16, []int{1000, 197}, true},
-			{Float32, []int{1000, 197}, false},
+			{Float32, []int{64, 12, 197, 197}, false, true, true},
+			{Float32, []int{1000, 255}, false, true, true},
+			{Float32, []int{1000, 77}, false, true, true},
+			{Float32, []int{1000, 577}, false, true, true},
+			{Float32, []int{1000, 300}, false, true, false}, // whole packs
+			{Float32, []int{1000, 641}, false, true, false}, // past 640
+			{Float32, []int{1000, 33}, false, true, false},  // a group under a warp
+			{Float32, []int{1000, 197}, false, false, true},
+			{Float32, []int{1000, 197}, true, false, false}, // causal
+			{Float32, []int{1000, 77}, false, false, false},
+			{Float16, []int{1000, 250}, false, false, true},
+			{BFloat16, []int{16, 12, 577, 577}, false, false, true},
+			{Float16, []int{1000, 197}, false, false, false},
+			{Float16, []int{1000, 77}, false, true, true},
+			{BFloat16, []int{1000, 255}, false, true, true},
+			{Float16, []int{1000, 197}, false, true, false},
+			{BFloat16, []int{16, 12, 577, 577}, false, true, false},
 		} {
-			if p := planOf(t, d, c.dt, c.shape, c.bwd); strings.Contains(p.names[0], "_strided") || strings.Contains(p.names[0], "_stronce") {
-				t.Errorf("%v %v bwd %v: kernel %s, not a strided one wanted", c.dt, c.shape, c.bwd, p.names[0])
+			params := layout.Params{Axis: -1, Scale: 1, Log: c.bwd, Causal: c.causal}
+			p := planWith(t, d, c.dt, c.shape, params, c.bwd, TierAuto)
+			want := "not a strided one"
+			if c.want {
+				e, _, _ := gpu.StridedShape(c.bwd, int64(c.shape[len(c.shape)-1]), warpSize)
+				want = gpu.StridedOnceKernel(c.dt, c.bwd, e)
+			}
+			if got := p.names[0]; c.want && got != want || !c.want && (strings.Contains(got, "_strided") || strings.Contains(got, "_stronce")) {
+				t.Errorf("%v %v causal %v bwd %v: kernel %s, want %s", c.dt, c.shape, c.causal, c.bwd, got, want)
 			}
 		}
 	}
@@ -1318,8 +1337,8 @@ func TestGPUShifted(t *testing.T) {
 			{Float32, 77, true, false, false, false},
 			{Float32, 197, true, false, true, false}, // float32 causal forward: plain
 			{Float32, 77, false, true, false, false},
-			{Float32, 150, false, true, true, true}, // K = 4 backward: pipelined
-			{Float32, 197, false, true, true, true}, // the strided kernel only under SOFTMAX_STRIDED=1
+			{Float32, 150, false, true, true, true}, // K = 4 backward: pipelined (but the strided rule takes it)
+			{Float32, 197, false, true, true, true}, // the strided rule takes it
 			{Float16, 33, false, false, false, false},
 			{Float16, 77, false, false, true, true},
 			{BFloat16, 33, true, false, true, true},
@@ -1333,6 +1352,13 @@ func TestGPUShifted(t *testing.T) {
 			for _, rows := range []int{8, 9} {
 				p := planWith(t, d, c.dt, []int{rows, c.n}, params, c.bwd, TierAuto)
 				want := c.pipe && (rows == 8 || !c.bwd)
+				if keep := map[bool]gpu.Keep{false: gpu.KeepAll, true: gpu.KeepCausal}[c.causal]; gpu.StridedOn(c.dt, c.bwd, keep, int64(c.n)) {
+					// The strided rule goes first (TestGPUStrided).
+					if !strings.Contains(p.names[0], "_stronce") || p.shift {
+						t.Errorf("%v %dx%d causal %v bwd %v: kernel %s, shifted %v, want a one-row strided kernel", c.dt, rows, c.n, c.causal, c.bwd, p.names[0], p.shift)
+					}
+					continue
+				}
 				if pipe := strings.Contains(p.names[0], "_pipe"); p.shift != c.shift || pipe != want {
 					t.Errorf("%v %dx%d causal %v bwd %v: kernel %s, shifted %v, want %v, pipelined %v", c.dt, rows, c.n, c.causal, c.bwd, p.names[0], p.shift, c.shift, want)
 				}

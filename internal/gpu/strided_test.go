@@ -61,8 +61,9 @@ func TestStridedShape(t *testing.T) {
 	}
 }
 
-// TestStridedOn checks the rule: under SOFTMAX_STRIDED=1 unmasked rows,
-// forward and backward, of the types with kernels; otherwise never.
+// TestStridedOn checks the rule: under SOFTMAX_STRIDED=1 unmasked rows
+// of the types with kernels; =0 none; by default unmasked rows of a part
+// pack in the lengths the H200 measured the one-row forms faster.
 func TestStridedOn(t *testing.T) {
 	saved := stridedSetting
 	defer func() { stridedSetting = saved }()
@@ -83,20 +84,49 @@ func TestStridedOn(t *testing.T) {
 		{Float32, true, KeepMask, false},
 	} {
 		if got := StridedOn(c.t, c.bwd, c.keep, 197); got != c.want {
-			t.Errorf("StridedOn(%v, bwd %v, %v) = %v, want %v", c.t, c.bwd, c.keep, got, c.want)
+			t.Errorf("SOFTMAX_STRIDED=1: StridedOn(%v, bwd %v, %v) = %v, want %v", c.t, c.bwd, c.keep, got, c.want)
 		}
 	}
-	// By default none, and SOFTMAX_STRIDED=0 alike: the rows the H100
-	// took them for (float32, a part pack, 171 to 255 columns) included.
-	for _, setting := range []string{"", "0"} {
-		stridedSetting = setting
-		for _, n := range []int64{77, 171, 197, 255, 256, 577} {
-			if StridedOn(Float32, true, KeepAll, n) {
-				t.Errorf("StridedOn(float32, %d) under SOFTMAX_STRIDED=%q = true, want false", n, setting)
-			}
+	stridedSetting = "0"
+	for _, n := range []int64{77, 197, 255, 577} {
+		if StridedOn(Float32, true, KeepAll, n) {
+			t.Errorf("SOFTMAX_STRIDED=0: StridedOn(float32, %d) = true, want false", n)
 		}
 	}
-	if StridedOn(Float32, false, KeepAll, 197) || StridedOn(Float32, true, KeepMask, 197) {
-		t.Errorf("StridedOn takes forward or masked rows by default")
+	stridedSetting = ""
+	for _, c := range []struct {
+		t    Dtype
+		bwd  bool
+		keep Keep
+		n    int64
+		want bool
+	}{
+		{Float32, true, KeepAll, 64, false}, // a group under a warp
+		{Float32, true, KeepAll, 65, true},
+		{Float32, true, KeepAll, 197, true},
+		{Float32, true, KeepAll, 300, false}, // whole packs
+		{Float32, true, KeepAll, 639, true},
+		{Float32, true, KeepAll, 641, false}, // past 640
+		{Float32, true, KeepMask, 197, false},
+		{Float32, false, KeepAll, 127, false},
+		{Float32, false, KeepAll, 129, true},
+		{Float32, false, KeepAll, 577, true},
+		{Float32, false, KeepCausal, 197, false},
+		{Float16, false, KeepAll, 223, false},
+		{Float16, false, KeepAll, 225, true},
+		{BFloat16, false, KeepAll, 577, true},
+		{BFloat16, false, KeepAll, 256, false},
+		{Float16, true, KeepAll, 77, true},
+		{BFloat16, true, KeepAll, 128, false}, // whole packs
+		{Float16, true, KeepAll, 129, false},
+		{Float16, true, KeepAll, 249, false},
+		{BFloat16, true, KeepAll, 250, true},
+		{Float16, true, KeepAll, 255, true},
+		{Float16, true, KeepAll, 257, false},
+		{Float64, true, KeepAll, 197, false},
+	} {
+		if got := StridedOn(c.t, c.bwd, c.keep, c.n); got != c.want {
+			t.Errorf("StridedOn(%v, bwd %v, %v, %d) = %v, want %v", c.t, c.bwd, c.keep, c.n, got, c.want)
+		}
 	}
 }
