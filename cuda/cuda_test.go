@@ -1141,55 +1141,96 @@ func TestGPUWide(t *testing.T) {
 	}
 }
 
-// TestGPUStrided runs tier 1's strided backward (gpu.StridedShape) over
-// rows of one column to the most it holds (each E's bounds, odd lengths,
-// groups of 1 to 32 threads, blocks left part empty), softmax and
-// log-softmax, with special values, a scale and y past log_grad's bounds,
-// from buffers that start on and off a pack, against the reference.
+// TestGPUStrided runs tier 1's strided kernels (gpu.StridedShape),
+// forward and backward, their one-row forms (groups of a warp) and their
+// looping forms, over rows of one column to the most they hold
+// (each E's bounds, odd lengths, groups of 1 to 32 threads, blocks left
+// part empty), softmax and log-softmax, with special values, a scale and
+// y past log_grad's bounds, from buffers that start on and off a pack,
+// against the reference. (Log-softmax forward at a scale under 1 in
+// float32 and bfloat16 takes the span kernels, which have no strided
+// form.)
 func TestGPUStrided(t *testing.T) {
 	d := device(t)
-	if _, _, ok := gpu.StridedShape(1025, warpSize); ok {
-		t.Errorf("StridedShape takes rows of 1025 columns; its largest E holds 1024")
+	for _, bwd := range []bool{false, true} {
+		if _, _, ok := gpu.StridedShape(bwd, 1025, warpSize); ok {
+			t.Errorf("StridedShape (backward %v) takes rows of 1025 columns; its largest E holds 1024", bwd)
+		}
 	}
 	if !tierKnobsSet() {
-		// The rule (gpu.StridedOn): none by default, the rows an H100 took
-		// them for (float32 backward of a part pack, 171 to 255 columns)
-		// included, through dispatch.
+		// The rule (gpu.StridedOn), through dispatch: unmasked rows of a
+		// part pack where the H200 measured the one-row forms faster.
 		for _, c := range []struct {
-			dt    Dtype
-			shape []int
-			bwd   bool
+			dt     Dtype
+			shape  []int
+			causal bool
+			bwd    bool
+			want   bool
 		}{
-			{Float32, []int{64, 12, 197, 197}, true},
-			{Float32, []int{1000, 255}, true},
-			{Float32, []int{1000, 175}, true},
-			{Float32, []int{1000, 300}, true},
-			{Float16, []int{1000, 197}, true},
-			{Float32, []int{1000, 197}, false},
+			{Float32, []int{64, 12, 197, 197}, false, true, true},
+			{Float32, []int{1000, 255}, false, true, true},
+			{Float32, []int{1000, 77}, false, true, true},
+			{Float32, []int{1000, 577}, false, true, true},
+			{Float32, []int{1000, 300}, false, true, false}, // whole packs
+			{Float32, []int{1000, 641}, false, true, false}, // past 640
+			{Float32, []int{1000, 33}, false, true, false},  // a group under a warp
+			{Float32, []int{1000, 197}, false, false, true},
+			{Float32, []int{1000, 197}, true, false, false}, // causal
+			{Float32, []int{1000, 77}, false, false, false},
+			{Float16, []int{1000, 250}, false, false, true},
+			{BFloat16, []int{16, 12, 577, 577}, false, false, true},
+			{Float16, []int{1000, 197}, false, false, false},
+			{Float16, []int{1000, 77}, false, true, true},
+			{BFloat16, []int{1000, 255}, false, true, true},
+			{Float16, []int{1000, 197}, false, true, false},
+			{BFloat16, []int{16, 12, 577, 577}, false, true, false},
 		} {
-			if p := planOf(t, d, c.dt, c.shape, c.bwd); strings.Contains(p.names[0], "_strided") {
-				t.Errorf("%v %v bwd %v: kernel %s, not a strided one wanted", c.dt, c.shape, c.bwd, p.names[0])
+			params := layout.Params{Axis: -1, Scale: 1, Log: c.bwd, Causal: c.causal}
+			p := planWith(t, d, c.dt, c.shape, params, c.bwd, TierAuto)
+			want := "not a strided one"
+			if c.want {
+				e, _, _ := gpu.StridedShape(c.bwd, int64(c.shape[len(c.shape)-1]), warpSize)
+				want = gpu.StridedOnceKernel(c.dt, c.bwd, e)
+			}
+			if got := p.names[0]; c.want && got != want || !c.want && (strings.Contains(got, "_strided") || strings.Contains(got, "_stronce")) {
+				t.Errorf("%v %v causal %v bwd %v: kernel %s, want %s", c.dt, c.shape, c.causal, c.bwd, got, want)
 			}
 		}
 	}
-	defer func() { d.strided = false }()
+	defer func() { d.strided, d.stridedLoop = false, false }()
 	rng := rand.New(rand.NewPCG(17, 17))
 	for _, dt := range []Dtype{Float32, Float16, BFloat16} {
-		for i, n := range []int{1, 3, 5, 13, 31, 63, 77, 128, 129, 197, 255, 256, 257, 300, 511, 512, 513, 577, 1000, 1023, 1024} {
-			rows := 5 + i%4
-			e, w, _ := gpu.StridedShape(int64(n), warpSize)
-			d.strided = true
-			if p := planAt(t, d, dt, []int{rows, n}, true, TierRows); p.names[0] != gpu.StridedKernel(dt, e) || p.group != w {
-				t.Errorf("%v %dx%d: kernel %s (group %d), want %s (group %d)", dt, rows, n, p.names[0], p.group, gpu.StridedKernel(dt, e), w)
-			}
-			for variant := range bwdVariants {
-				if testing.Short() && (i+variant)%2 != 0 {
-					continue
+		for i, n := range []int{1, 3, 5, 13, 31, 63, 77, 128, 129, 197, 255, 256, 257, 300, 384, 385, 511, 512, 513, 577, 640, 641, 768, 769, 1000, 1023, 1024} {
+			// Groups of a warp take the one-row kernels (stronce), and their
+			// looping form under d.stridedLoop: both run every case.
+			for _, loop := range []bool{false, true} {
+				rows := 5 + i%4
+				d.strided, d.stridedLoop = true, loop
+				once := false
+				for _, bwd := range []bool{false, true} {
+					e, w, _ := gpu.StridedShape(bwd, int64(n), warpSize)
+					want := gpu.StridedKernel(dt, bwd, e)
+					if !loop && gpu.StridedOnceOn(w, 1) {
+						want = gpu.StridedOnceKernel(dt, bwd, e)
+					}
+					once = once || w == 32
+					params := layout.Params{Axis: -1, Scale: 1, Log: bwd}
+					if p := planWith(t, d, dt, []int{rows, n}, params, bwd, TierRows); p.names[0] != want || p.group != w {
+						t.Errorf("%v %dx%d bwd %v: kernel %s (group %d), want %s (group %d)", dt, rows, n, bwd, p.names[0], p.group, want, w)
+					}
 				}
-				// Every other case starts its buffers an element past a pack.
-				off := (i + variant) % 2 * dt.Size()
-				if msg := check(t, d, bwdVariantProblem(rng, rows, n, variant), dt, TierRows, off); msg != "" {
-					t.Error(msg)
+				if loop && !once {
+					continue // no one-row form: the first pass ran the looping kernels
+				}
+				for variant := range bwdVariants {
+					if testing.Short() && (i+variant)%2 != 0 {
+						continue
+					}
+					// Every other case starts its buffers an element past a pack.
+					off := (i + variant) % 2 * dt.Size()
+					if msg := check(t, d, bwdVariantProblem(rng, rows, n, variant), dt, TierRows, off); msg != "" {
+						t.Errorf("loop %v: %s", loop, msg)
+					}
 				}
 			}
 		}
@@ -1296,8 +1337,8 @@ func TestGPUShifted(t *testing.T) {
 			{Float32, 77, true, false, false, false},
 			{Float32, 197, true, false, true, false}, // float32 causal forward: plain
 			{Float32, 77, false, true, false, false},
-			{Float32, 150, false, true, true, true}, // K = 4 backward: pipelined
-			{Float32, 197, false, true, true, true}, // the strided kernel only under SOFTMAX_STRIDED=1
+			{Float32, 150, false, true, true, true}, // K = 4 backward: pipelined (but the strided rule takes it)
+			{Float32, 197, false, true, true, true}, // the strided rule takes it
 			{Float16, 33, false, false, false, false},
 			{Float16, 77, false, false, true, true},
 			{BFloat16, 33, true, false, true, true},
@@ -1311,6 +1352,13 @@ func TestGPUShifted(t *testing.T) {
 			for _, rows := range []int{8, 9} {
 				p := planWith(t, d, c.dt, []int{rows, c.n}, params, c.bwd, TierAuto)
 				want := c.pipe && (rows == 8 || !c.bwd)
+				if keep := map[bool]gpu.Keep{false: gpu.KeepAll, true: gpu.KeepCausal}[c.causal]; gpu.StridedOn(c.dt, c.bwd, keep, int64(c.n)) {
+					// The strided rule goes first (TestGPUStrided).
+					if !strings.Contains(p.names[0], "_stronce") || p.shift {
+						t.Errorf("%v %dx%d causal %v bwd %v: kernel %s, shifted %v, want a one-row strided kernel", c.dt, rows, c.n, c.causal, c.bwd, p.names[0], p.shift)
+					}
+					continue
+				}
 				if pipe := strings.Contains(p.names[0], "_pipe"); p.shift != c.shift || pipe != want {
 					t.Errorf("%v %dx%d causal %v bwd %v: kernel %s, shifted %v, want %v, pipelined %v", c.dt, rows, c.n, c.causal, c.bwd, p.names[0], p.shift, c.shift, want)
 				}

@@ -104,7 +104,8 @@ type Device struct {
 	noCGridLog   bool               // tests: tier 8's log-softmax backward on bwd_cgrid (both arrays held)
 	noCGridShift bool               // tests: tier 8 takes rows of a part pack a column at a time
 	wide         bool               // tests: tier 1's wide backward wherever it can run
-	strided      bool               // tests: tier 1's strided backward wherever it can run
+	strided      bool               // tests: tier 1's strided kernels wherever they can run
+	stridedLoop  bool               // tests: the strided kernels' looping form where the one-row form would run
 	once         bool               // tests: tier 1's one-row kernel wherever it can run
 	shift        bool               // tests: tier 1's shifted kernels wherever they fit
 	pipe         bool               // tests: tier 1's pipelined kernels wherever they can run

@@ -68,9 +68,9 @@ func kernelNames() []string {
 			if dir == "bwd" && gpu.WideK(dt) > 0 {
 				names = append(names, gpu.WideKernel(dt))
 			}
-			if dir == "bwd" && gpu.StridedKernels(dt) {
-				for _, e := range gpu.StridedEs() {
-					names = append(names, gpu.StridedKernel(dt, e))
+			if gpu.StridedKernels(dt) {
+				for _, e := range gpu.StridedEs(dir == "bwd") {
+					names = append(names, gpu.StridedKernel(dt, dir == "bwd", e), gpu.StridedOnceKernel(dt, dir == "bwd", e))
 				}
 			}
 			if dir == "fwd" && gpu.OnceK(dt) > 0 {
@@ -98,10 +98,15 @@ func kernelNames() []string {
 }
 
 // spanKernelNames lists the kernels of cukernels.SpanFatbin: the float32
-// and bfloat16 forward ones, under kernelNames' names.
+// and bfloat16 forward ones, under kernelNames' names, but the strided
+// kernels, one-row forms included (softmax.cu builds none with SM_SPAN;
+// the plan falls back).
 func spanKernelNames() []string {
 	var names []string
 	for _, name := range kernelNames() {
+		if strings.Contains(name, "_strided") || strings.Contains(name, "_stronce") {
+			continue
+		}
 		if strings.HasPrefix(name, "softmax_fwd_") && (strings.HasSuffix(name, "_f32") || strings.HasSuffix(name, "_bf16") || strings.HasSuffix(name, "_f64")) {
 			names = append(names, name)
 		}
@@ -941,17 +946,22 @@ func (d *Device) makePlan(c *call) (plan, error) {
 				p.grid[0] = int(min(gpu.CeilDiv(rows, int64(perBlock)), 1<<30))
 			}
 		}
-		// Unmasked backward rows where gpu.StridedOn says so
-		// (SOFTMAX_STRIDED=1 only) take the strided kernels, which load a
-		// column at a time and need no alignment (not where a test forces
-		// another of tier 1's kernels).
-		if gpu.StridedOn(c.dt, c.bwd, keep, n) && !d.forcesRowsKernel() || d.strided && c.bwd && keep == gpu.KeepAll {
-			if e, w, ok := gpu.StridedShape(n, warpSize); ok {
-				if sk := d.set(c)[gpu.StridedKernel(c.dt, e)]; sk != nil && gpu.StridedThreads <= sk.maxThreads {
-					perBlock := gpu.StridedThreads / w
+		// Unmasked rows (forward: not causal either) where gpu.StridedOn
+		// says so (SOFTMAX_STRIDED=1 only) take the strided kernels, which
+		// load a column at a time and need no alignment (not where a test
+		// forces another of tier 1's kernels). The span module has none:
+		// its calls keep the kernels above.
+		if gpu.StridedOn(c.dt, c.bwd, keep, n) && !d.forcesRowsKernel() || d.strided && keep == gpu.KeepAll {
+			if e, w, ok := gpu.StridedShape(c.bwd, n, warpSize); ok {
+				blocks := gpu.CeilDiv(rows, int64(gpu.StridedThreads/w))
+				sk := d.set(c)[gpu.StridedKernel(c.dt, c.bwd, e)]
+				if one := d.set(c)[gpu.StridedOnceKernel(c.dt, c.bwd, e)]; one != nil && !d.stridedLoop && gpu.StridedOnceOn(w, blocks) {
+					sk = one // a group for every row: the one-row kernel
+				}
+				if sk != nil && gpu.StridedThreads <= sk.maxThreads {
 					p.names, p.threads, p.group, p.smem = []string{sk.name}, gpu.StridedThreads, w, 0
 					p.vec, p.shift = false, false // it loads columns, not packs
-					p.grid[0] = int(min(gpu.CeilDiv(rows, int64(perBlock)), 1<<30))
+					p.grid[0] = int(min(blocks, 1<<30))
 				}
 			}
 		}

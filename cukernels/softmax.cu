@@ -144,20 +144,69 @@ extern "C" __global__ void __launch_bounds__(128, 3)
 // Tier 1's strided backward (bwd_rows_strided, unmasked rows of any
 // alignment, internal/gpu.StridedOn): E = 4, 8, 16, 32 columns of y and of
 // dy a thread, a group of up to a warp a row, so rows of up to 1024
-// columns. Blocks of 128 threads (internal/gpu.StridedThreads), as many
-// per SM as the registers of E allow: 8 (64 registers) at E = 4 and 8, 6
-// (80) at 16, 4 at 32 (128, where float32 still spills 56 bytes; the
-// others spill nothing). float32 and the half types, CUDA only.
+// columns; groups of 32 take bwd_rows_strided's constant-offset form.
+// Blocks of 128 threads (internal/gpu.StridedThreads), as many per SM as
+// the registers of E allow: 8 at E = 4 and 8 (46-60 registers on sm_90),
+// 6 at 16 (80), 4 at 32 (128); none spills. float32 and the half types,
+// CUDA only.
 #if !defined(__HIPCC__) && !SM_SPAN
 #define SM_STRIDED(E, BLOCKS, S, T)                                                                      \
 	extern "C" __global__ void __launch_bounds__(128, BLOCKS)                                           \
 	    softmax_bwd_strided##E##_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) { \
-		bwd_rows_strided<T, E>(y, dy, dx, SM_VIEW(), (int)group);                                      \
+		if (group == 32)                                                                                \
+			bwd_rows_strided<T, E, 32>(y, dy, dx, SM_VIEW(), 32);                                       \
+		else                                                                                            \
+			bwd_rows_strided<T, E, 0>(y, dy, dx, SM_VIEW(), (int)group);                                \
 	}
 #define SM_STRIDED_ALL(S, T) SM_STRIDED(4, 8, S, T) SM_STRIDED(8, 8, S, T) SM_STRIDED(16, 6, S, T) SM_STRIDED(32, 4, S, T)
 SM_STRIDED_ALL(f32, float)
 SM_STRIDED_ALL(f16, sm_half)
 SM_STRIDED_ALL(bf16, sm_bf16)
+// Their forward (fwd_rows_strided, unmasked and non-causal rows): E = 4,
+// 8, 12, 16, 20, 24, 32 columns of x a thread (internal/gpu.StridedEs),
+// blocks of 128 threads, 8 per SM up to E = 12 (48-64 registers on
+// sm_90), 6 at 16 (74-75), 5 at 20 and 24 (77-95), 4 at 32 (121-125);
+// none spills.
+#define SM_STRIDED_FWD(E, BLOCKS, S, T)                                                         \
+	extern "C" __global__ void __launch_bounds__(128, BLOCKS)                                  \
+	    softmax_fwd_strided##E##_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {      \
+		if (group == 32)                                                                        \
+			fwd_rows_strided<T, E, 32>(x, y, SM_VIEW(), 32);                                    \
+		else                                                                                    \
+			fwd_rows_strided<T, E, 0>(x, y, SM_VIEW(), (int)group);                             \
+	}
+#define SM_STRIDED_FWD_ALL(S, T)                                                                \
+	SM_STRIDED_FWD(4, 8, S, T) SM_STRIDED_FWD(8, 8, S, T) SM_STRIDED_FWD(12, 8, S, T) SM_STRIDED_FWD(16, 6, S, T) \
+	    SM_STRIDED_FWD(20, 5, S, T) SM_STRIDED_FWD(24, 5, S, T) SM_STRIDED_FWD(32, 4, S, T)
+SM_STRIDED_FWD_ALL(f32, float)
+SM_STRIDED_FWD_ALL(f16, sm_half)
+SM_STRIDED_FWD_ALL(bf16, sm_bf16)
+// Their one-row forms (stronce, ONCE): groups of a warp, a group for every
+// row, no loop, so fewer registers and more blocks an SM (sm_90): forward
+// 38-40 registers to E = 12 (12 blocks; 16 spills 16-24 bytes), 48 at 16
+// (10), 64 at 20 and 24 (8), 80 at 32 (6); backward 43-48 at E = 4 and 8
+// (10; 12 spills 8-28 bytes), 72 at 16 (6), 121-127 at 32 (4); none
+// spills. (The exact path as a __noinline__ call fitted 32 registers, but
+// the call's reference arguments put View and RowGroup on the stack of
+// every thread: 7-12x slower, docs/PERFORMANCE.md GPU entry 99.)
+#define SM_STRONCE_FWD(E, BLOCKS, S, T)                                                    \
+	extern "C" __global__ void __launch_bounds__(128, BLOCKS)                             \
+	    softmax_fwd_stronce##E##_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) { \
+		fwd_rows_strided<T, E, 32, true>(x, y, SM_VIEW(), 32);                             \
+	}
+#define SM_STRONCE_BWD(E, BLOCKS, S, T)                                                                \
+	extern "C" __global__ void __launch_bounds__(128, BLOCKS)                                         \
+	    softmax_bwd_stronce##E##_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) { \
+		bwd_rows_strided<T, E, 32, true>(y, dy, dx, SM_VIEW(), 32);                                    \
+	}
+#define SM_STRONCE_ALL(S, T)                                                                              \
+	SM_STRONCE_FWD(4, 12, S, T) SM_STRONCE_FWD(8, 12, S, T) SM_STRONCE_FWD(12, 12, S, T)                 \
+	    SM_STRONCE_FWD(16, 10, S, T) SM_STRONCE_FWD(20, 8, S, T) SM_STRONCE_FWD(24, 8, S, T)             \
+	        SM_STRONCE_FWD(32, 6, S, T) SM_STRONCE_BWD(4, 10, S, T) SM_STRONCE_BWD(8, 10, S, T)          \
+	            SM_STRONCE_BWD(16, 6, S, T) SM_STRONCE_BWD(32, 4, S, T)
+SM_STRONCE_ALL(f32, float)
+SM_STRONCE_ALL(f16, sm_half)
+SM_STRONCE_ALL(bf16, sm_bf16)
 #endif
 
 // Tier 1's one-row form of the float32 forward (fwd_rows_once, unmasked

@@ -745,7 +745,7 @@ struct RowGroup {
 	// RowGroup(w, Shifted{}) places groups as RowGroup(w) does, outside
 	// clusters, by shifts rather than the division by w: w is a power of two
 	// up to a warp, and the division is 21 instructions ahead of a kernel's
-	// first load. Only tier 1's one-row kernel takes it: the same shifts in
+	// first load. Tier 1's one-row and strided kernels take it: the same shifts in
 	// RowGroup(w) moved 50 kernels' registers both ways and spilled four of
 	// them (docs/PERFORMANCE.md GPU entry 55).
 	struct Shifted {};
@@ -1092,9 +1092,11 @@ __device__ __forceinline__ float row_inv(float s) {
 }
 __device__ __forceinline__ double row_inv(double s) { return 1.0 / s; }
 
-// fwd_row finishes one row whose values this thread holds in val (masked
-// entries already -Inf): maximum, sum of exponentials (kept in val for
-// softmax), output. Every thread of the group calls it. SCALED: log-softmax
+// fwd_vals turns the C values of one row that this thread holds in val
+// (masked entries already -Inf) into its outputs, in place: maximum, sum
+// of exponentials (kept in val for softmax), output; it returns whether
+// the row is for the exact path, which leaves val as it is. Every thread
+// of the group calls it; fwd_row below stores the outputs in packs. SCALED: log-softmax
 // with a scale other than 1 takes scale*(x - m) - log(s) with the log in
 // float64, as Num::logout does, and softmax divides by the sum. Without it
 // (the one-row kernel, whose 32 registers the float64 log and the
@@ -1105,12 +1107,9 @@ __device__ __forceinline__ double row_inv(double s) { return 1.0 / s; }
 // logf is within 1 ulp, so an output near 0, where scale*(x - m) is near
 // log(s) (at most log(columns) + 1), is off by well under the 1e-5
 // absolute tolerance of log outputs.
-template <typename T, int K, bool SCALED = true, bool SHIFT = false, bool STORE16 = false>
-__device__ __forceinline__ void fwd_row(const T* x, T* y, const View& v, i64 row, bool valid, bool vec,
-                                        const RowGroup& g, typename Num<T>::acc* val, int lo = 0) {
+template <typename T, int C, bool SCALED>
+__device__ __forceinline__ bool fwd_vals(const View& v, bool valid, const RowGroup& g, typename Num<T>::acc* val) {
 	typedef typename Num<T>::acc A;
-	constexpr int C = K * PackWidth<T, 64>::value;
-	const int n = (int)v.n;
 	// The maximum starts at the lowest finite value, so a row with nothing
 	// finite kept never forms -Inf - -Inf; NaN is ignored here and caught
 	// by the sum.
@@ -1149,8 +1148,16 @@ __device__ __forceinline__ void fwd_row(const T* x, T* y, const View& v, i64 row
 #pragma unroll
 			for (int i = 0; i < C; ++i) val[i] *= r;
 		}
-		row_store<T, K, SHIFT, STORE16>(y + (row * v.n - lo), n + lo, g, vec, val, lo);
 	}
+	return exact;
+}
+
+template <typename T, int K, bool SCALED = true, bool SHIFT = false, bool STORE16 = false>
+__device__ __forceinline__ void fwd_row(const T* x, T* y, const View& v, i64 row, bool valid, bool vec,
+                                        const RowGroup& g, typename Num<T>::acc* val, int lo = 0) {
+	constexpr int C = K * PackWidth<T, 64>::value;
+	const bool exact = fwd_vals<T, C, SCALED>(v, valid, g, val);
+	if (valid && !exact) row_store<T, K, SHIFT, STORE16>(y + (row * v.n - lo), (int)v.n + lo, g, vec, val, lo);
 	// The rows the fast path cannot finish are taken again from memory
 	// after the others are stored: no values stay live across the exact
 	// pass, whose registers would otherwise add to theirs (tier 1's
@@ -1591,12 +1598,22 @@ __device__ __forceinline__ void grad_apply(const View& v, const GradFin<A>& f, c
 	}
 }
 
+// KeepLoaded is grad_row's default Reload: the caller's vy and vg stay
+// in registers across the exact path.
+struct KeepLoaded {
+	__device__ __forceinline__ void operator()() const {}
+};
+
 // grad_row turns the C (y, dy) of a backward row that this thread holds in
 // vy and vg into dx, in place of vg, and says whether the caller is to
 // store them: not for rows past the last or rows the exact path wrote.
-template <typename T, int C>
+// reload, where the group ran the exact path for another row, loads this
+// row's vy and vg again: a Reload that does so leaves them dead across
+// the exact path, whose registers they would otherwise add to.
+template <typename T, int C, typename Reload = KeepLoaded>
 __device__ __forceinline__ bool grad_row(const T* y, const T* dy, T* dx, const View& v, i64 row, bool valid,
-                                         const RowGroup& g, typename Num<T>::acc* vy, typename Num<T>::acc* vg) {
+                                         const RowGroup& g, typename Num<T>::acc* vy, typename Num<T>::acc* vg,
+                                         Reload reload = Reload()) {
 	typedef typename Num<T>::acc A;
 	GradAcc<A> a = grad_acc_init<A>();
 #pragma unroll
@@ -1605,6 +1622,7 @@ __device__ __forceinline__ bool grad_row(const T* y, const T* dy, T* dx, const V
 	if (g.any(f.exact)) {
 		row_exact_bwd<T>(y, dy, dx, v, row, f.exact, g);
 		if (f.exact) return false;
+		reload();
 	}
 	if (!valid) return false;
 	grad_apply<A, C>(v, f, vy, vg);
@@ -1755,31 +1773,76 @@ __device__ __forceinline__ void bwd_rows_packed(const T* y, const T* dy, T* dx, 
 // step are adjacent, so they coalesce whatever the row's start; the
 // shifted kernels read rows of a part pack from the pack boundary before
 // them instead, and spend instructions on the shift. Arithmetic as
-// bwd_row's (grad_row; at most 32 terms a thread's sum).
-template <typename T, int E>
-__device__ __forceinline__ void bwd_rows_strided(const T* y, const T* dy, T* dx, const View& v, int W) {
+// bwd_row's (grad_row; at most 32 terms a thread's sum). WC is the group
+// at compile time (0: W, at run time): with WC = 32 every column's
+// address is the lane's pointer plus a constant, so each load and store
+// is one instruction where a run-time W gave each its own 64-bit address
+// (16 address registers' pairs at E = 8). The rows are loaded again after
+// the exact path (grad_row's reload), so they are not live across it.
+// ONCE: the grid has a group for every row (the one-row kernels): no loop
+// over rows, whose row, step and bounds stay live across it.
+template <typename T, int E, int WC, bool ONCE = false>
+__device__ __forceinline__ void bwd_rows_strided(const T* y, const T* dy, T* dx, const View& v, int Wr) {
 	typedef typename Num<T>::acc A;
 	static_assert(E <= 32, "a thread's float32 sum takes at most 32 terms");
-	const RowGroup g(W);
+	const int W = WC ? WC : Wr;
+	const RowGroup g(W, RowGroup::Shifted{});
 	const A yfill = v.log ? -sm_inf<A>() : A(0); // columns past n: contribute nothing
 	const int n = (int)v.n;
 	for (i64 row = g.first; row - g.off < v.rows; row += g.step()) {
 		const bool valid = row < v.rows;
-		const i64 base = row * v.n;
+		const i64 at = (valid ? row * v.n : 0) + g.lane; // this lane's first column
+		const T* yl = y + at;
+		const T* dyl = dy + at;
 		A vy[E], vg[E];
+		const auto load = [&] {
 #pragma unroll
-		for (int i = 0; i < E; ++i) {
-			const int col = i * g.W + g.lane;
-			const bool in = valid && col < n;
-			vy[i] = in ? Num<T>::in(y[base + col]) : yfill;
-			vg[i] = in ? Num<T>::in(dy[base + col]) : A(0);
-		}
-		if (!grad_row<T, E>(y, dy, dx, v, row, valid, g, vy, vg)) continue;
+			for (int i = 0; i < E; ++i) {
+				const bool in = valid && i * W + g.lane < n;
+				vy[i] = in ? Num<T>::in(yl[i * W]) : yfill;
+				vg[i] = in ? Num<T>::in(dyl[i * W]) : A(0);
+			}
+		};
+		load();
+		if (grad_row<T, E>(y, dy, dx, v, row, valid, g, vy, vg, load)) {
+			T* dxl = dx + at;
 #pragma unroll
-		for (int i = 0; i < E; ++i) {
-			const int col = i * g.W + g.lane;
-			if (col < n) dx[base + col] = Num<T>::out(vg[i]);
+			for (int i = 0; i < E; ++i)
+				if (i * W + g.lane < n) dxl[i * W] = Num<T>::out(vg[i]);
 		}
+		if (ONCE) break;
+	}
+}
+
+// fwd_rows_strided is the forward of tier 1's strided kernels (unmasked,
+// non-causal rows of any alignment, groups of up to a warp:
+// gpu.StridedShape): E columns a thread, column i * W + lane, each loaded
+// alone, as bwd_rows_strided loads y and dy, with its constant-offset form
+// where WC = 32. Arithmetic as fwd_row's (fwd_vals); rows the fast path
+// cannot finish are taken again from memory after the others are stored,
+// as there. ONCE as bwd_rows_strided's.
+template <typename T, int E, int WC, bool ONCE = false>
+__device__ __forceinline__ void fwd_rows_strided(const T* x, T* y, const View& v, int Wr) {
+	typedef typename Num<T>::acc A;
+	const int W = WC ? WC : Wr;
+	const RowGroup g(W, RowGroup::Shifted{});
+	const int n = (int)v.n;
+	for (i64 row = g.first; row - g.off < v.rows; row += g.step()) {
+		const bool valid = row < v.rows;
+		const i64 at = (valid ? row * v.n : 0) + g.lane; // this lane's first column
+		const T* xl = x + at;
+		A val[E];
+#pragma unroll
+		for (int i = 0; i < E; ++i) val[i] = valid && i * W + g.lane < n ? Num<T>::in(xl[i * W]) : -sm_inf<A>();
+		const bool exact = fwd_vals<T, E, true>(v, valid, g, val);
+		if (valid && !exact) {
+			T* yl = y + at;
+#pragma unroll
+			for (int i = 0; i < E; ++i)
+				if (i * W + g.lane < n) yl[i * W] = Num<T>::out(val[i]);
+		}
+		if (g.any(exact)) row_exact_fwd<T>(x, y, v, row, exact, g);
+		if (ONCE) break;
 	}
 }
 

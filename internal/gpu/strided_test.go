@@ -28,19 +28,42 @@ func TestStridedShape(t *testing.T) {
 		{1024, 32, 32, true},
 		{1025, 0, 0, false},
 	} {
-		e, w, ok := StridedShape(c.n, 32)
+		e, w, ok := StridedShape(true, c.n, 32)
 		if e != c.e || w != c.w || ok != c.ok {
 			t.Errorf("StridedShape(%d) = %d, %d, %v; want %d, %d, %v", c.n, e, w, ok, c.e, c.w, c.ok)
 		}
 	}
+	// The forward's lengths: E = 12, 20 and 24 fill more of a warp.
+	for _, c := range []struct {
+		n    int64
+		e, w int
+		ok   bool
+	}{
+		{1, 4, 1, true},
+		{197, 8, 32, true},
+		{257, 12, 32, true},
+		{300, 12, 32, true},
+		{385, 16, 32, true},
+		{577, 20, 32, true},
+		{641, 24, 32, true},
+		{769, 32, 32, true},
+		{1024, 32, 32, true},
+		{1025, 0, 0, false},
+	} {
+		e, w, ok := StridedShape(false, c.n, 32)
+		if e != c.e || w != c.w || ok != c.ok {
+			t.Errorf("StridedShape(forward, %d) = %d, %d, %v; want %d, %d, %v", c.n, e, w, ok, c.e, c.w, c.ok)
+		}
+	}
 	// A smaller warp: 64 columns at E = 4 need 16 lanes of a 16-lane warp.
-	if e, w, ok := StridedShape(64, 16); e != 4 || w != 16 || !ok {
+	if e, w, ok := StridedShape(true, 64, 16); e != 4 || w != 16 || !ok {
 		t.Errorf("StridedShape(64, 16) = %d, %d, %v; want 4, 16, true", e, w, ok)
 	}
 }
 
-// TestStridedOn checks the rule: under SOFTMAX_STRIDED=1 backward,
-// unmasked, the types with kernels; otherwise never.
+// TestStridedOn checks the rule: under SOFTMAX_STRIDED=1 unmasked rows
+// of the types with kernels; =0 none; by default unmasked rows of a part
+// pack in the lengths the H200 measured the one-row forms faster.
 func TestStridedOn(t *testing.T) {
 	saved := stridedSetting
 	defer func() { stridedSetting = saved }()
@@ -55,22 +78,55 @@ func TestStridedOn(t *testing.T) {
 		{Float16, true, KeepAll, true},
 		{BFloat16, true, KeepAll, true},
 		{Float64, true, KeepAll, false},
-		{Float32, false, KeepAll, false},
+		{Float32, false, KeepAll, true},
+		{Float16, false, KeepAll, true},
 		{Float32, true, KeepCausal, false},
 		{Float32, true, KeepMask, false},
 	} {
 		if got := StridedOn(c.t, c.bwd, c.keep, 197); got != c.want {
-			t.Errorf("StridedOn(%v, bwd %v, %v) = %v, want %v", c.t, c.bwd, c.keep, got, c.want)
+			t.Errorf("SOFTMAX_STRIDED=1: StridedOn(%v, bwd %v, %v) = %v, want %v", c.t, c.bwd, c.keep, got, c.want)
 		}
 	}
-	// By default none, and SOFTMAX_STRIDED=0 alike: the rows the H100
-	// took them for (float32, a part pack, 171 to 255 columns) included.
-	for _, setting := range []string{"", "0"} {
-		stridedSetting = setting
-		for _, n := range []int64{77, 171, 197, 255, 256, 577} {
-			if StridedOn(Float32, true, KeepAll, n) {
-				t.Errorf("StridedOn(float32, %d) under SOFTMAX_STRIDED=%q = true, want false", n, setting)
-			}
+	stridedSetting = "0"
+	for _, n := range []int64{77, 197, 255, 577} {
+		if StridedOn(Float32, true, KeepAll, n) {
+			t.Errorf("SOFTMAX_STRIDED=0: StridedOn(float32, %d) = true, want false", n)
+		}
+	}
+	stridedSetting = ""
+	for _, c := range []struct {
+		t    Dtype
+		bwd  bool
+		keep Keep
+		n    int64
+		want bool
+	}{
+		{Float32, true, KeepAll, 64, false}, // a group under a warp
+		{Float32, true, KeepAll, 65, true},
+		{Float32, true, KeepAll, 197, true},
+		{Float32, true, KeepAll, 300, false}, // whole packs
+		{Float32, true, KeepAll, 639, true},
+		{Float32, true, KeepAll, 641, false}, // past 640
+		{Float32, true, KeepMask, 197, false},
+		{Float32, false, KeepAll, 127, false},
+		{Float32, false, KeepAll, 129, true},
+		{Float32, false, KeepAll, 577, true},
+		{Float32, false, KeepCausal, 197, false},
+		{Float16, false, KeepAll, 223, false},
+		{Float16, false, KeepAll, 225, true},
+		{BFloat16, false, KeepAll, 577, true},
+		{BFloat16, false, KeepAll, 256, false},
+		{Float16, true, KeepAll, 77, true},
+		{BFloat16, true, KeepAll, 128, false}, // whole packs
+		{Float16, true, KeepAll, 129, false},
+		{Float16, true, KeepAll, 249, false},
+		{BFloat16, true, KeepAll, 250, true},
+		{Float16, true, KeepAll, 255, true},
+		{Float16, true, KeepAll, 257, false},
+		{Float64, true, KeepAll, 197, false},
+	} {
+		if got := StridedOn(c.t, c.bwd, c.keep, c.n); got != c.want {
+			t.Errorf("StridedOn(%v, bwd %v, %v, %d) = %v, want %v", c.t, c.bwd, c.keep, c.n, got, c.want)
 		}
 	}
 }
