@@ -947,10 +947,11 @@ func (d *Device) makePlan(c *call) (plan, error) {
 			}
 		}
 		// Unmasked rows (forward: not causal either) where gpu.StridedOn
-		// says so (SOFTMAX_STRIDED=1 only) take the strided kernels, which
-		// load a column at a time and need no alignment (not where a test
-		// forces another of tier 1's kernels). The span module has none:
-		// its calls keep the kernels above.
+		// says so (rows of a part pack of the lengths the H200 ran them
+		// faster; SOFTMAX_STRIDED=1: every row they fit) take the strided
+		// kernels, which load a column at a time and need no alignment
+		// (not where a test forces another of tier 1's kernels). The span
+		// module has none: its calls keep the kernels above.
 		if gpu.StridedOn(c.dt, c.bwd, keep, n) && !d.forcesRowsKernel() || d.strided && keep == gpu.KeepAll {
 			if e, w, ok := gpu.StridedShape(c.bwd, n, warpSize); ok {
 				blocks := gpu.CeilDiv(rows, int64(gpu.StridedThreads/w))
