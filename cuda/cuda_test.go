@@ -1192,7 +1192,7 @@ func TestGPUStrided(t *testing.T) {
 				e, _, _ := gpu.StridedShape(c.bwd, int64(c.shape[len(c.shape)-1]), warpSize)
 				want = gpu.StridedOnceKernel(c.dt, c.bwd, e)
 			}
-			if got := p.names[0]; c.want && got != want || !c.want && (strings.Contains(got, "_strided") || strings.Contains(got, "_stronce")) {
+			if got := p.names[0]; c.want && got != want || !c.want && stridedName(got) {
 				t.Errorf("%v %v causal %v bwd %v: kernel %s, want %s", c.dt, c.shape, c.causal, c.bwd, got, want)
 			}
 		}

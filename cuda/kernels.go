@@ -97,6 +97,12 @@ func kernelNames() []string {
 	return append(names, gpu.ClusterKernels()...)
 }
 
+// stridedName says whether name is one of the strided kernels, in either
+// form (gpu.StridedKernel, gpu.StridedOnceKernel).
+func stridedName(name string) bool {
+	return strings.Contains(name, "_strided") || strings.Contains(name, "_stronce")
+}
+
 // spanKernelNames lists the kernels of cukernels.SpanFatbin: the float32
 // and bfloat16 forward ones, under kernelNames' names, but the strided
 // kernels, one-row forms included (softmax.cu builds none with SM_SPAN;
@@ -104,7 +110,7 @@ func kernelNames() []string {
 func spanKernelNames() []string {
 	var names []string
 	for _, name := range kernelNames() {
-		if strings.Contains(name, "_strided") || strings.Contains(name, "_stronce") {
+		if stridedName(name) {
 			continue
 		}
 		if strings.HasPrefix(name, "softmax_fwd_") && (strings.HasSuffix(name, "_f32") || strings.HasSuffix(name, "_bf16") || strings.HasSuffix(name, "_f64")) {
@@ -955,9 +961,12 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		if gpu.StridedOn(c.dt, c.bwd, keep, n) && !d.forcesRowsKernel() || d.strided && keep == gpu.KeepAll {
 			if e, w, ok := gpu.StridedShape(c.bwd, n, warpSize); ok {
 				blocks := gpu.CeilDiv(rows, int64(gpu.StridedThreads/w))
-				sk := d.set(c)[gpu.StridedKernel(c.dt, c.bwd, e)]
-				if one := d.set(c)[gpu.StridedOnceKernel(c.dt, c.bwd, e)]; one != nil && !d.stridedLoop && gpu.StridedOnceOn(w, blocks) {
-					sk = one // a group for every row: the one-row kernel
+				set := d.set(c)
+				sk := set[gpu.StridedKernel(c.dt, c.bwd, e)]
+				if !d.stridedLoop && gpu.StridedOnceOn(w, blocks) {
+					if one := set[gpu.StridedOnceKernel(c.dt, c.bwd, e)]; one != nil {
+						sk = one // a group for every row: the one-row kernel
+					}
 				}
 				if sk != nil && gpu.StridedThreads <= sk.maxThreads {
 					p.names, p.threads, p.group, p.smem = []string{sk.name}, gpu.StridedThreads, w, 0
