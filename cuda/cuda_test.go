@@ -1324,6 +1324,7 @@ func TestGPUOnce(t *testing.T) {
 func TestGPUShifted(t *testing.T) {
 	d := device(t)
 	if !tierKnobsSet() {
+		defer func() { d.noStrided = false }()
 		for _, c := range []struct {
 			dt     Dtype
 			n      int
@@ -1337,8 +1338,8 @@ func TestGPUShifted(t *testing.T) {
 			{Float32, 77, true, false, false, false},
 			{Float32, 197, true, false, true, false}, // float32 causal forward: plain
 			{Float32, 77, false, true, false, false},
-			{Float32, 150, false, true, true, true}, // K = 4 backward: pipelined (but the strided rule takes it)
-			{Float32, 197, false, true, true, true}, // the strided rule takes it
+			{Float32, 150, false, true, true, true}, // K = 4 backward: pipelined
+			{Float32, 197, false, true, true, true},
 			{Float16, 33, false, false, false, false},
 			{Float16, 77, false, false, true, true},
 			{BFloat16, 33, true, false, true, true},
@@ -1347,20 +1348,23 @@ func TestGPUShifted(t *testing.T) {
 			{Float16, 1025, false, true, true, true},
 		} {
 			params := layout.Params{Axis: -1, Scale: 1, Causal: c.causal}
+			keep := map[bool]gpu.Keep{false: gpu.KeepAll, true: gpu.KeepCausal}[c.causal]
 			// 8 rows end on a pack boundary, 9 of these lengths do not: the
 			// backward's pipelined kernels need the former (pipeShiftFits).
 			for _, rows := range []int{8, 9} {
+				// The shifted plan with the strided rule off, then, where the
+				// rule takes the row, the rule's kernel (TestGPUStrided).
+				d.noStrided = true
 				p := planWith(t, d, c.dt, []int{rows, c.n}, params, c.bwd, TierAuto)
+				d.noStrided = false
 				want := c.pipe && (rows == 8 || !c.bwd)
-				if keep := map[bool]gpu.Keep{false: gpu.KeepAll, true: gpu.KeepCausal}[c.causal]; gpu.StridedOn(c.dt, c.bwd, keep, int64(c.n)) {
-					// The strided rule goes first (TestGPUStrided).
-					if !strings.Contains(p.names[0], "_stronce") || p.shift {
+				if pipe := strings.Contains(p.names[0], "_pipe"); p.shift != c.shift || pipe != want {
+					t.Errorf("%v %dx%d causal %v bwd %v, strided rule off: kernel %s, shifted %v, want %v, pipelined %v", c.dt, rows, c.n, c.causal, c.bwd, p.names[0], p.shift, c.shift, want)
+				}
+				if gpu.StridedOn(c.dt, c.bwd, keep, int64(c.n)) {
+					if p := planWith(t, d, c.dt, []int{rows, c.n}, params, c.bwd, TierAuto); !strings.Contains(p.names[0], "_stronce") || p.shift {
 						t.Errorf("%v %dx%d causal %v bwd %v: kernel %s, shifted %v, want a one-row strided kernel", c.dt, rows, c.n, c.causal, c.bwd, p.names[0], p.shift)
 					}
-					continue
-				}
-				if pipe := strings.Contains(p.names[0], "_pipe"); p.shift != c.shift || pipe != want {
-					t.Errorf("%v %dx%d causal %v bwd %v: kernel %s, shifted %v, want %v, pipelined %v", c.dt, rows, c.n, c.causal, c.bwd, p.names[0], p.shift, c.shift, want)
 				}
 			}
 		}

@@ -958,7 +958,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		// kernels, which load a column at a time and need no alignment
 		// (not where a test forces another of tier 1's kernels). The span
 		// module has none: its calls keep the kernels above.
-		if gpu.StridedOn(c.dt, c.bwd, keep, n) && !d.forcesRowsKernel() || d.strided && keep == gpu.KeepAll {
+		if gpu.StridedOn(c.dt, c.bwd, keep, n) && !d.noStrided && !d.forcesRowsKernel() || d.strided && keep == gpu.KeepAll {
 			if e, w, ok := gpu.StridedShape(c.bwd, n, warpSize); ok {
 				blocks := gpu.CeilDiv(rows, int64(gpu.StridedThreads/w))
 				set := d.set(c)
