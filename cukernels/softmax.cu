@@ -148,17 +148,21 @@ extern "C" __global__ void __launch_bounds__(128, 3)
 // Blocks of 128 threads (internal/gpu.StridedThreads), as many per SM as
 // the registers of E allow: 8 at E = 4 and 8 (46-60 registers on sm_90),
 // 6 at 16 (80), 4 at 32 (128); none spills. float32 and the half types,
-// CUDA only.
+// CUDA only. SM_STRIDED_BWD and SM_STRIDED_FWD make both forms: FORM
+// names the kernel (strided, stronce), ONCE picks the one-row form below
+// (groups of 32 only).
 #if !defined(__HIPCC__) && !SM_SPAN
-#define SM_STRIDED(E, BLOCKS, S, T)                                                                      \
+#define SM_STRIDED_BWD(FORM, ONCE, E, BLOCKS, S, T)                                                      \
 	extern "C" __global__ void __launch_bounds__(128, BLOCKS)                                           \
-	    softmax_bwd_strided##E##_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) { \
-		if (group == 32)                                                                                \
-			bwd_rows_strided<T, E, 32>(y, dy, dx, SM_VIEW(), 32);                                       \
+	    softmax_bwd_##FORM##E##_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {  \
+		if (ONCE || group == 32)                                                                        \
+			bwd_rows_strided<T, E, 32, ONCE>(y, dy, dx, SM_VIEW(), 32);                                 \
 		else                                                                                            \
 			bwd_rows_strided<T, E, 0>(y, dy, dx, SM_VIEW(), (int)group);                                \
 	}
-#define SM_STRIDED_ALL(S, T) SM_STRIDED(4, 8, S, T) SM_STRIDED(8, 8, S, T) SM_STRIDED(16, 6, S, T) SM_STRIDED(32, 4, S, T)
+#define SM_STRIDED_ALL(S, T)                                                                            \
+	SM_STRIDED_BWD(strided, false, 4, 8, S, T) SM_STRIDED_BWD(strided, false, 8, 8, S, T)              \
+	    SM_STRIDED_BWD(strided, false, 16, 6, S, T) SM_STRIDED_BWD(strided, false, 32, 4, S, T)
 SM_STRIDED_ALL(f32, float)
 SM_STRIDED_ALL(f16, sm_half)
 SM_STRIDED_ALL(bf16, sm_bf16)
@@ -167,17 +171,19 @@ SM_STRIDED_ALL(bf16, sm_bf16)
 // blocks of 128 threads, 8 per SM up to E = 12 (48-64 registers on
 // sm_90), 6 at 16 (74-75), 5 at 20 and 24 (77-95), 4 at 32 (121-125);
 // none spills.
-#define SM_STRIDED_FWD(E, BLOCKS, S, T)                                                         \
+#define SM_STRIDED_FWD(FORM, ONCE, E, BLOCKS, S, T)                                            \
 	extern "C" __global__ void __launch_bounds__(128, BLOCKS)                                  \
-	    softmax_fwd_strided##E##_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {      \
-		if (group == 32)                                                                        \
-			fwd_rows_strided<T, E, 32>(x, y, SM_VIEW(), 32);                                    \
+	    softmax_fwd_##FORM##E##_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {       \
+		if (ONCE || group == 32)                                                                \
+			fwd_rows_strided<T, E, 32, ONCE>(x, y, SM_VIEW(), 32);                              \
 		else                                                                                    \
 			fwd_rows_strided<T, E, 0>(x, y, SM_VIEW(), (int)group);                             \
 	}
-#define SM_STRIDED_FWD_ALL(S, T)                                                                \
-	SM_STRIDED_FWD(4, 8, S, T) SM_STRIDED_FWD(8, 8, S, T) SM_STRIDED_FWD(12, 8, S, T) SM_STRIDED_FWD(16, 6, S, T) \
-	    SM_STRIDED_FWD(20, 5, S, T) SM_STRIDED_FWD(24, 5, S, T) SM_STRIDED_FWD(32, 4, S, T)
+#define SM_STRIDED_FWD_ALL(S, T)                                                                          \
+	SM_STRIDED_FWD(strided, false, 4, 8, S, T) SM_STRIDED_FWD(strided, false, 8, 8, S, T)                \
+	    SM_STRIDED_FWD(strided, false, 12, 8, S, T) SM_STRIDED_FWD(strided, false, 16, 6, S, T)          \
+	        SM_STRIDED_FWD(strided, false, 20, 5, S, T) SM_STRIDED_FWD(strided, false, 24, 5, S, T)      \
+	            SM_STRIDED_FWD(strided, false, 32, 4, S, T)
 SM_STRIDED_FWD_ALL(f32, float)
 SM_STRIDED_FWD_ALL(f16, sm_half)
 SM_STRIDED_FWD_ALL(bf16, sm_bf16)
@@ -189,21 +195,13 @@ SM_STRIDED_FWD_ALL(bf16, sm_bf16)
 // spills. (The exact path as a __noinline__ call fitted 32 registers, but
 // the call's reference arguments put View and RowGroup on the stack of
 // every thread: 7-12x slower, docs/PERFORMANCE.md GPU entry 99.)
-#define SM_STRONCE_FWD(E, BLOCKS, S, T)                                                    \
-	extern "C" __global__ void __launch_bounds__(128, BLOCKS)                             \
-	    softmax_fwd_stronce##E##_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) { \
-		fwd_rows_strided<T, E, 32, true>(x, y, SM_VIEW(), 32);                             \
-	}
-#define SM_STRONCE_BWD(E, BLOCKS, S, T)                                                                \
-	extern "C" __global__ void __launch_bounds__(128, BLOCKS)                                         \
-	    softmax_bwd_stronce##E##_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) { \
-		bwd_rows_strided<T, E, 32, true>(y, dy, dx, SM_VIEW(), 32);                                    \
-	}
 #define SM_STRONCE_ALL(S, T)                                                                              \
-	SM_STRONCE_FWD(4, 12, S, T) SM_STRONCE_FWD(8, 12, S, T) SM_STRONCE_FWD(12, 12, S, T)                 \
-	    SM_STRONCE_FWD(16, 10, S, T) SM_STRONCE_FWD(20, 8, S, T) SM_STRONCE_FWD(24, 8, S, T)             \
-	        SM_STRONCE_FWD(32, 6, S, T) SM_STRONCE_BWD(4, 10, S, T) SM_STRONCE_BWD(8, 10, S, T)          \
-	            SM_STRONCE_BWD(16, 6, S, T) SM_STRONCE_BWD(32, 4, S, T)
+	SM_STRIDED_FWD(stronce, true, 4, 12, S, T) SM_STRIDED_FWD(stronce, true, 8, 12, S, T)                \
+	    SM_STRIDED_FWD(stronce, true, 12, 12, S, T) SM_STRIDED_FWD(stronce, true, 16, 10, S, T)          \
+	        SM_STRIDED_FWD(stronce, true, 20, 8, S, T) SM_STRIDED_FWD(stronce, true, 24, 8, S, T)        \
+	            SM_STRIDED_FWD(stronce, true, 32, 6, S, T) SM_STRIDED_BWD(stronce, true, 4, 10, S, T)    \
+	                SM_STRIDED_BWD(stronce, true, 8, 10, S, T) SM_STRIDED_BWD(stronce, true, 16, 6, S, T) \
+	                    SM_STRIDED_BWD(stronce, true, 32, 4, S, T)
 SM_STRONCE_ALL(f32, float)
 SM_STRONCE_ALL(f16, sm_half)
 SM_STRONCE_ALL(bf16, sm_bf16)
