@@ -904,11 +904,12 @@ func TestGPUPipeDispatch(t *testing.T) {
 	}
 	d := device(t)
 	// The half types' forward rows below are the pipelined kernels' when
-	// the packed ones are off (TestGPUPacked checks those), and the
-	// backward rows (log-softmax) when the streamed one is
-	// (TestGPUStreamDispatch).
-	d.noPacked, d.noStream = true, true
-	defer func() { d.noPacked, d.noStream = false, false }()
+	// the packed ones are off (TestGPUPacked checks those), the backward
+	// rows (log-softmax) when the streamed one is (TestGPUStreamDispatch),
+	// and float32 backward rows of 300 columns when the strided rule is
+	// (TestGPUStrided).
+	d.noPacked, d.noStream, d.noStrided = true, true, true
+	defer func() { d.noPacked, d.noStream, d.noStrided = false, false, false }()
 	for _, c := range []struct {
 		dt        Dtype
 		shape     []int
@@ -1159,7 +1160,8 @@ func TestGPUStrided(t *testing.T) {
 	}
 	if !tierKnobsSet() {
 		// The rule (gpu.StridedOn), through dispatch: unmasked rows of a
-		// part pack where the H200 measured the one-row forms faster.
+		// part pack, and float32 backward rows of whole packs but powers of
+		// two, where the one-row forms were measured faster.
 		for _, c := range []struct {
 			dt     Dtype
 			shape  []int
@@ -1171,9 +1173,11 @@ func TestGPUStrided(t *testing.T) {
 			{Float32, []int{1000, 255}, false, true, true},
 			{Float32, []int{1000, 77}, false, true, true},
 			{Float32, []int{1000, 577}, false, true, true},
-			{Float32, []int{1000, 300}, false, true, false}, // whole packs
-			{Float32, []int{1000, 641}, false, true, false}, // past 640
-			{Float32, []int{1000, 33}, false, true, false},  // a group under a warp
+			{Float32, []int{1000, 300}, false, true, true},   // whole packs, pipelined without the rule
+			{Float32, []int{1000, 256}, false, true, false},  // whole packs, a power of two
+			{Float32, []int{1000, 300}, false, false, false}, // whole packs, forward
+			{Float32, []int{1000, 641}, false, true, false},  // past 640
+			{Float32, []int{1000, 33}, false, true, false},   // a group under a warp
 			{Float32, []int{1000, 197}, false, false, true},
 			{Float32, []int{1000, 197}, true, false, false}, // causal
 			{Float32, []int{1000, 77}, false, false, false},

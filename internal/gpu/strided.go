@@ -88,7 +88,12 @@ func StridedShape(bwd bool, n int64, warp int) (e, w int, ok bool) {
 //     256 (1.10-1.23x); 0.79-1.02x at 131-229, 300 and 577.
 //
 // Rows of whole packs keep the kernels the shapes were measured
-// on, and rows past 640 columns (E = 24 and 32) were not measured. Groups
+// on, but for float32 backward rows of a length not a power of two: there
+// the pack kernels' plan is the pipelined one, which the one-row kernel
+// beat by 1.07-1.10x on the H100 at 136 and 300 columns (entry 100) and
+// 1.14x on the H200 at 300 (entry 99); at 128, 256 and 512 the direct
+// pack kernel and the one-row kernel were level (0.99-1.02x). Rows past
+// 640 columns (E = 24 and 32) were not measured. Groups
 // under a warp (n <= 64: the looping form) were slower or level
 // (0.55-0.83x at 33 columns, 0.80-1.02x at 10). On the H100 the looping
 // form's ranking differed (entry 95), so this rule is the H200's.
@@ -101,12 +106,14 @@ func StridedOn(t Dtype, bwd bool, keep Keep, n int64) bool {
 	if stridedSetting == "1" {
 		return true
 	}
-	if n%int64(16/t.Size()) == 0 || n > 640 { // whole packs; unmeasured lengths
+	if n > 640 { // unmeasured lengths
 		return false
 	}
 	switch {
 	case t == Float32 && bwd:
-		return n >= 65
+		return n >= 65 && (n%4 != 0 || n&(n-1) != 0)
+	case n%int64(16/t.Size()) == 0: // whole packs
+		return false
 	case t == Float32:
 		return n >= 129
 	case bwd:

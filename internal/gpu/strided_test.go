@@ -104,7 +104,12 @@ func TestStridedOn(t *testing.T) {
 		{Float32, true, KeepAll, 64, false}, // a group under a warp
 		{Float32, true, KeepAll, 65, true},
 		{Float32, true, KeepAll, 197, true},
-		{Float32, true, KeepAll, 300, false}, // whole packs
+		{Float32, true, KeepAll, 128, false}, // whole packs, a power of two
+		{Float32, true, KeepAll, 512, false},
+		{Float32, true, KeepAll, 68, true}, // whole packs, pipelined without the rule
+		{Float32, true, KeepAll, 300, true},
+		{Float32, true, KeepAll, 640, true},
+		{Float32, false, KeepAll, 300, false}, // whole packs, forward
 		{Float32, true, KeepAll, 639, true},
 		{Float32, true, KeepAll, 641, false}, // past 640
 		{Float32, true, KeepMask, 197, false},
