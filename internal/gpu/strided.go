@@ -88,15 +88,15 @@ func StridedShape(bwd bool, n int64, warp int) (e, w int, ok bool) {
 //     256 (1.10-1.23x); 0.79-1.02x at 131-229, 300 and 577.
 //
 // Rows of whole packs keep the kernels the shapes were measured
-// on, but for float32 backward rows of a length not a power of two: there
-// the pack kernels' plan is the pipelined one, which the one-row kernel
-// beat by 1.07-1.10x on the H100 at 136 and 300 columns (entry 100) and
-// 1.14x on the H200 at 300 (entry 99); at 128, 256 and 512 the direct
-// pack kernel and the one-row kernel were level (0.99-1.02x). Rows past
-// 640 columns (E = 24 and 32) were not measured. Groups
-// under a warp (n <= 64: the looping form) were slower or level
-// (0.55-0.83x at 33 columns, 0.80-1.02x at 10). On the H100 the looping
-// form's ranking differed (entry 95), so this rule is the H200's.
+// on, but float32 backward rows that tier 1 gives K = 4 (pipeK4: 132-220
+// and 260-444 columns) and so its pipelined kernel: the one-row kernel
+// beat that by 1.07-1.10x on the H100 at 136 and 300 columns (entry 100)
+// and 1.14x on the H200 at 300 (entry 99); at 128, 256 and 512 columns
+// (K = 2, groups full) the two were level (0.99-1.02x), and other K = 2
+// rows were not measured. Rows past 640 columns (E = 24 and 32) were not
+// measured. Groups under a warp (n <= 64: the looping form) were slower
+// or level (0.55-0.83x at 33 columns, 0.80-1.02x at 10). On the H100 the
+// looping form's ranking differed (entry 95), so this rule is the H200's.
 // SOFTMAX_STRIDED=1 takes them for every unmasked row they fit, =0 for
 // none (tuning knobs for benchmarks, read once at start).
 func StridedOn(t Dtype, bwd bool, keep Keep, n int64) bool {
@@ -111,7 +111,7 @@ func StridedOn(t Dtype, bwd bool, keep Keep, n int64) bool {
 	}
 	switch {
 	case t == Float32 && bwd:
-		return n >= 65 && (n%4 != 0 || n&(n-1) != 0)
+		return n >= 65 && (n%4 != 0 || pipeK4(n/4))
 	case n%int64(16/t.Size()) == 0: // whole packs
 		return false
 	case t == Float32:
@@ -124,3 +124,11 @@ func StridedOn(t Dtype, bwd bool, keep Keep, n int64) bool {
 }
 
 var stridedSetting = os.Getenv("SOFTMAX_STRIDED")
+
+// pipeK4 says whether tier 1 gives unmasked float32 backward rows of
+// the given packs K = 4 (rowsK): the K at which PipeOn takes its
+// pipelined kernel for them.
+func pipeK4(packs int64) bool {
+	k, _ := rowsK(Float32, true, KeepAll, packs)
+	return k == 4
+}

@@ -106,9 +106,13 @@ func TestStridedOn(t *testing.T) {
 		{Float32, true, KeepAll, 197, true},
 		{Float32, true, KeepAll, 128, false}, // whole packs, a power of two
 		{Float32, true, KeepAll, 512, false},
-		{Float32, true, KeepAll, 68, true}, // whole packs, pipelined without the rule
+		{Float32, true, KeepAll, 68, false}, // whole packs, K = 2: not measured
+		{Float32, true, KeepAll, 232, false},
+		{Float32, true, KeepAll, 640, false},
+		{Float32, true, KeepAll, 136, true}, // whole packs, K = 4: pipelined without the rule
 		{Float32, true, KeepAll, 300, true},
-		{Float32, true, KeepAll, 640, true},
+		{Float32, true, KeepAll, 444, true},
+		{Float32, true, KeepAll, 448, false},
 		{Float32, false, KeepAll, 300, false}, // whole packs, forward
 		{Float32, true, KeepAll, 639, true},
 		{Float32, true, KeepAll, 641, false}, // past 640
