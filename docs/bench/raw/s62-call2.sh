@@ -1,10 +1,10 @@
 #!/bin/bash
-# Session 62 call 2, at the commit given (5cc9449: the strided rule takes
-# float32 backward rows of whole packs but powers of two): the rule's
+# Session 62 call 2, at the commit given (92cd825: the strided rule takes
+# float32 backward rows of whole packs where tier 1 gives K = 4): the rule's
 # dispatch tests in short form (TestGPUStrided, TestGPUPipeDispatch,
 # TestGPUShifted, TestGPUDispatch, TestGPUOnce), then float32 backward of
 # whole-pack rows of 68-640 columns: the rule (rule), the plans without
-# the strided kernels (s0: the plans before 5cc9449 on every row here) and
+# the strided kernels (s0: the plans before 92cd825 on every row here) and
 # the strided kernels everywhere (s1: the powers of two too), two rounds
 # alternated, and PyTorch's on them. One archive.
 set -u
