@@ -92,9 +92,10 @@ func StridedShape(bwd bool, n int64, warp int) (e, w int, ok bool) {
 // and 260-444 columns) and so its pipelined kernel: the one-row kernel
 // beat that by 1.07-1.10x on the H100 at 136 and 300 columns (entry 100)
 // and 1.14x on the H200 at 300 (entry 99); at 128, 256 and 512 columns
-// (K = 2, groups full) the two were level (0.99-1.02x), and other K = 2
-// rows were not measured. Rows past 640 columns (E = 24 and 32) were not
-// measured. Groups under a warp (n <= 64: the looping form) were slower
+// (K = 2, groups full) the two were level (0.99-1.02x), and at other K =
+// 2 rows (68, 100, 232, 480, 600, 640) 0.97-1.03x on the H200 (entry 100,
+// call 2), too little to take them. Rows past 640 columns (E = 24 and 32)
+// were not measured. Groups under a warp (n <= 64: the looping form) were slower
 // or level (0.55-0.83x at 33 columns, 0.80-1.02x at 10). On the H100 the
 // looping form's ranking differed (entry 95), so this rule is the H200's.
 // SOFTMAX_STRIDED=1 takes them for every unmasked row they fit, =0 for
@@ -109,10 +110,11 @@ func StridedOn(t Dtype, bwd bool, keep Keep, n int64) bool {
 	if n > 640 { // unmeasured lengths
 		return false
 	}
+	pk := int64(16 / t.Size())
 	switch {
 	case t == Float32 && bwd:
-		return n >= 65 && (n%4 != 0 || pipeK4(n/4))
-	case n%int64(16/t.Size()) == 0: // whole packs
+		return n >= 65 && (n%pk != 0 || pipeK4(n/pk))
+	case n%pk == 0: // whole packs
 		return false
 	case t == Float32:
 		return n >= 129

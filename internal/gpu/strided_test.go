@@ -104,9 +104,9 @@ func TestStridedOn(t *testing.T) {
 		{Float32, true, KeepAll, 64, false}, // a group under a warp
 		{Float32, true, KeepAll, 65, true},
 		{Float32, true, KeepAll, 197, true},
-		{Float32, true, KeepAll, 128, false}, // whole packs, a power of two
+		{Float32, true, KeepAll, 128, false}, // whole packs, K = 2 (groups full): level
 		{Float32, true, KeepAll, 512, false},
-		{Float32, true, KeepAll, 68, false}, // whole packs, K = 2: not measured
+		{Float32, true, KeepAll, 68, false}, // whole packs, K = 2 (groups part full): level or slower
 		{Float32, true, KeepAll, 232, false},
 		{Float32, true, KeepAll, 640, false},
 		{Float32, true, KeepAll, 136, true}, // whole packs, K = 4: pipelined without the rule
