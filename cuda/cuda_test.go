@@ -1171,7 +1171,7 @@ func TestGPUStrided(t *testing.T) {
 		}{
 			{Float32, []int{64, 12, 197, 197}, false, true, true},
 			{Float32, []int{1000, 255}, false, true, true},
-			{Float32, []int{1000, 77}, false, true, true},
+			{Float32, []int{1000, 99}, false, true, true}, // (64 to 80 columns: the batched kernel, TestGPUStridedBatch)
 			{Float32, []int{1000, 577}, false, true, true},
 			{Float32, []int{1000, 300}, false, true, true},   // whole packs, pipelined without the rule
 			{Float32, []int{1000, 256}, false, true, false},  // whole packs, K = 2
@@ -1236,6 +1236,65 @@ func TestGPUStrided(t *testing.T) {
 						t.Errorf("loop %v: %s", loop, msg)
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestGPUStridedBatch checks the batched one-row strided kernel's rule
+// through dispatch (gpu.StridedBatchOn: float32 backward, unmasked, 64 to
+// 80 columns), then runs the kernel (E = 2 and 4) over rows of 33 to 128
+// columns, row counts that leave a warp's second row or a block's last
+// warps empty, buffers a pack apart and an element past it, under
+// bwdVariants (special values for the exact path, a scale, y past
+// log_grad's bounds), softmax and log-softmax, against the reference.
+func TestGPUStridedBatch(t *testing.T) {
+	d := device(t)
+	if !tierKnobsSet() {
+		for _, c := range []struct {
+			dt    Dtype
+			shape []int
+			bwd   bool
+			want  bool
+		}{
+			{Float32, []int{1000, 64}, true, true},
+			{Float32, []int{1000, 68}, true, true},
+			{Float32, []int{7, 77}, true, true},
+			{Float32, []int{4, 25, 80}, true, true},
+			{Float32, []int{1000, 63}, true, false},
+			{Float32, []int{1000, 81}, true, false},
+			{Float32, []int{1000, 128}, true, false},
+			{Float32, []int{1000, 68}, false, false},
+			{Float16, []int{1000, 68}, true, false},
+			{BFloat16, []int{1000, 77}, true, false},
+		} {
+			params := layout.Params{Axis: -1, Scale: 1, Log: c.bwd}
+			p := planWith(t, d, c.dt, c.shape, params, c.bwd, TierAuto)
+			e, _ := gpu.StridedBatchShape(int64(c.shape[len(c.shape)-1]), warpSize)
+			if got := p.names[0] == gpu.StridedBatchKernel(e); got != c.want {
+				t.Errorf("%v %v bwd %v: kernel %s, batched kernel wanted: %v", c.dt, c.shape, c.bwd, p.names[0], c.want)
+			}
+		}
+		// A masked backward keeps tier 1's masked kernels.
+		params := layout.Params{Axis: -1, Scale: 1, Causal: true}
+		if p := planWith(t, d, Float32, []int{1000, 68}, params, true, TierAuto); stridedName(p.names[0]) {
+			t.Errorf("causal 1000x68 backward: kernel %s, want no strided one", p.names[0])
+		}
+	}
+	d.stridedBatch = true
+	defer func() { d.stridedBatch = false }()
+	rng := rand.New(rand.NewPCG(63, 63))
+	for i, n := range []int{33, 47, 63, 64, 65, 68, 72, 77, 80, 100, 127, 128} {
+		rows := 3 + i%15 // blocks of 4 warps hold 8 rows: odd counts leave a warp's second row empty, 3 to 7 whole warps
+		e, _ := gpu.StridedBatchShape(int64(n), warpSize)
+		params := layout.Params{Axis: -1, Scale: 1, Log: i%2 == 0}
+		if p := planWith(t, d, Float32, []int{rows, n}, params, true, TierRows); p.names[0] != gpu.StridedBatchKernel(e) {
+			t.Errorf("%dx%d: kernel %s, want %s", rows, n, p.names[0], gpu.StridedBatchKernel(e))
+		}
+		for variant := range bwdVariants {
+			off := (i + variant) % 2 * Float32.Size()
+			if msg := check(t, d, bwdVariantProblem(rng, rows, n, variant), Float32, TierRows, off); msg != "" {
+				t.Error(msg)
 			}
 		}
 	}
@@ -1477,7 +1536,7 @@ func TestGPUShifted(t *testing.T) {
 // grid, or tier 8's, is set, so that the tests checking plans against the
 // rules skip.
 func tierKnobsSet() bool {
-	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_ROWS_BLOCK", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_LSTREAM_PACKS", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_CGRID_LOG", "SOFTMAX_WIDE", "SOFTMAX_ONCE", "SOFTMAX_ONCE_GROUPS", "SOFTMAX_SHIFT", "SOFTMAX_CGRID_SHIFT", "SOFTMAX_STRIDED"} {
+	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_ROWS_BLOCK", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_LSTREAM_PACKS", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_CGRID_LOG", "SOFTMAX_WIDE", "SOFTMAX_ONCE", "SOFTMAX_ONCE_GROUPS", "SOFTMAX_SHIFT", "SOFTMAX_CGRID_SHIFT", "SOFTMAX_STRIDED", "SOFTMAX_STRIDED_BATCH"} {
 		if os.Getenv(k) != "" {
 			return true
 		}

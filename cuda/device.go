@@ -106,6 +106,7 @@ type Device struct {
 	wide         bool               // tests: tier 1's wide backward wherever it can run
 	strided      bool               // tests: tier 1's strided kernels wherever they can run
 	stridedLoop  bool               // tests: the strided kernels' looping form where the one-row form would run
+	stridedBatch bool               // tests: the batched one-row strided kernel wherever it can run
 	noStrided    bool               // tests: tier 1 without the strided rule (gpu.StridedOn), as before it
 	once         bool               // tests: tier 1's one-row kernel wherever it can run
 	shift        bool               // tests: tier 1's shifted kernels wherever they fit

@@ -72,6 +72,11 @@ func kernelNames() []string {
 				for _, e := range gpu.StridedEs(dir == "bwd") {
 					names = append(names, gpu.StridedKernel(dt, dir == "bwd", e), gpu.StridedOnceKernel(dt, dir == "bwd", e))
 				}
+				if dt == Float32 && dir == "bwd" {
+					for _, e := range gpu.StridedBatchEs() {
+						names = append(names, gpu.StridedBatchKernel(e))
+					}
+				}
 			}
 			if dir == "fwd" && gpu.OnceK(dt) > 0 {
 				names = append(names, gpu.OnceKernel(dt))
@@ -97,8 +102,8 @@ func kernelNames() []string {
 	return append(names, gpu.ClusterKernels()...)
 }
 
-// stridedName says whether name is one of the strided kernels, in either
-// form (gpu.StridedKernel, gpu.StridedOnceKernel).
+// stridedName says whether name is one of the strided kernels, in any
+// form (gpu.StridedKernel, gpu.StridedOnceKernel, gpu.StridedBatchKernel).
 func stridedName(name string) bool {
 	return strings.Contains(name, "_strided") || strings.Contains(name, "_stronce")
 }
@@ -973,6 +978,21 @@ func (d *Device) makePlan(c *call) (plan, error) {
 					p.vec, p.shift = false, false // it loads columns, not packs
 					p.grid[0] = int(min(blocks, 1<<30))
 				}
+			}
+		}
+		// Unmasked float32 backward rows where gpu.StridedBatchOn says so
+		// (64 to 80 columns; SOFTMAX_STRIDED_BATCH=1: every row it fits)
+		// take the batched one-row strided kernel: a warp for every
+		// StridedBatchRows rows, no loop, so a grid that gives every row
+		// its warp (not where a test forces another of tier 1's kernels).
+		batch := gpu.StridedBatchOn(c.dt, c.bwd, keep, n) && !d.noStrided && !d.strided && !d.forcesRowsKernel() ||
+			d.stridedBatch && c.dt == Float32 && c.bwd && keep == gpu.KeepAll
+		if e, ok := gpu.StridedBatchShape(n, warpSize); batch && ok {
+			blocks := gpu.CeilDiv(rows, int64(gpu.StridedThreads/warpSize*gpu.StridedBatchRows))
+			if bk := d.set(c)[gpu.StridedBatchKernel(e)]; bk != nil && gpu.StridedThreads <= bk.maxThreads && blocks <= 1<<30 {
+				p.names, p.threads, p.group, p.smem = []string{bk.name}, gpu.StridedThreads, warpSize, 0
+				p.vec, p.shift = false, false // it loads columns, not packs
+				p.grid[0] = int(blocks)
 			}
 		}
 	case TierCluster:

@@ -1846,6 +1846,52 @@ __device__ __forceinline__ void fwd_rows_strided(const T* x, T* y, const View& v
 	}
 }
 
+// bwd_rows_strided_batch is the one-row strided backward (groups of a
+// warp, a group for every R rows) for short rows: each lane loads its E
+// columns of y and dy of all R rows before the first row's sum, as
+// PyTorch's softmax_warp_backward does with WARP_BATCH rows a warp, so a
+// thread has R times the loads in flight that bwd_rows_strided's one row
+// gives it. The rows are then finished one after another, as
+// bwd_rows_strided finishes its row (grad_row, the exact path, the
+// reload). A warp whose first row is past the last leaves at once: its
+// reductions are its own.
+template <typename T, int E, int R>
+__device__ __forceinline__ void bwd_rows_strided_batch(const T* y, const T* dy, T* dx, const View& v) {
+	typedef typename Num<T>::acc A;
+	static_assert(E <= 32, "a thread's float32 sum takes at most 32 terms");
+	constexpr int W = 32;
+	const RowGroup g(W, RowGroup::Shifted{});
+	const i64 first = g.first * R;
+	if (first >= v.rows) return;
+	const A yfill = v.log ? -sm_inf<A>() : A(0); // columns past n: contribute nothing
+	const int n = (int)v.n;
+	A vy[R][E], vg[R][E];
+	const auto load = [&](int r) {
+		const i64 row = first + r;
+		const bool valid = row < v.rows;
+		const i64 at = (valid ? row * v.n : 0) + g.lane;
+#pragma unroll
+		for (int i = 0; i < E; ++i) {
+			const bool in = valid && i * W + g.lane < n;
+			vy[r][i] = in ? Num<T>::in(y[at + i * W]) : yfill;
+			vg[r][i] = in ? Num<T>::in(dy[at + i * W]) : A(0);
+		}
+	};
+#pragma unroll
+	for (int r = 0; r < R; ++r) load(r);
+#pragma unroll
+	for (int r = 0; r < R; ++r) {
+		const i64 row = first + r;
+		const bool valid = row < v.rows;
+		if (grad_row<T, E>(y, dy, dx, v, row, valid, g, vy[r], vg[r], [&] { load(r); })) {
+			T* dxl = dx + row * v.n + g.lane;
+#pragma unroll
+			for (int i = 0; i < E; ++i)
+				if (i * W + g.lane < n) dxl[i * W] = Num<T>::out(vg[r][i]);
+		}
+	}
+}
+
 // -------------------------------- tier 2: block per row, row in shared memory --
 // Rows too long for a warp that still fit in shared memory (up to the
 // device's opt-in limit per block: 227 KB on the H200, so 58K float32

@@ -1,6 +1,9 @@
 package gpu
 
-import "os"
+import (
+	"os"
+	"strconv"
+)
 
 // Tier 1's strided kernels (CUDA, cukernels/softmax.cuh bwd_rows_strided
 // and fwd_rows_strided): unmasked rows of any alignment (forward: not
@@ -134,3 +137,58 @@ func pipeK4(packs int64) bool {
 	k, _ := rowsK(Float32, true, KeepAll, packs)
 	return k == 4
 }
+
+// The batched one-row strided kernel (stronce{E}r2:
+// cukernels/softmax.cuh bwd_rows_strided_batch) takes float32 backward
+// rows of 33 to 128 columns, unmasked, a warp for every StridedBatchRows
+// rows, E = 2 or 4 columns of each a lane, both rows' loads in flight
+// before the first row's sum, as PyTorch's softmax_warp_backward does
+// (WARP_BATCH).
+const StridedBatchRows = 2
+
+var stridedBatchEs = [...]int{2, 4}
+
+// StridedBatchShape is the batched kernel's columns a lane for rows of n
+// columns on a device whose warp has warp lanes: the fewer e of 2 and 4
+// with n <= e x warp. ok is false under 33 or past 128 columns (the one
+// row a warp kernels and tier 1's packs took those rows faster), or where
+// the warp is not the 32 lanes the kernel is built for.
+func StridedBatchShape(n int64, warp int) (e int, ok bool) {
+	if n <= 32 || warp != 32 {
+		return 0, false
+	}
+	for _, e := range stridedBatchEs {
+		if n <= int64(e*warp) {
+			return e, true
+		}
+	}
+	return 0, false
+}
+
+// StridedBatchEs lists the batched kernel's columns a lane.
+func StridedBatchEs() []int { return stridedBatchEs[:] }
+
+// StridedBatchKernel names the batched kernel of e columns a lane (float32
+// backward).
+func StridedBatchKernel(e int) string {
+	return tierKernel("stronce", Float32, true, e, "r"+strconv.Itoa(StridedBatchRows))
+}
+
+// StridedBatchOn says whether tier 1 takes the batched kernel for
+// backward rows of n columns of t: unmasked float32 rows of 64 to 80
+// columns. There the H100 ran it 1.02-1.08x faster than the plans it
+// replaces (docs/PERFORMANCE.md GPU entry 101: tier 1's packs at 64, 68,
+// 72 and 80 columns, the one-row strided kernel at 77; two calls, two
+// rounds each); at 88 to 128 the two were level (0.99-1.01x), at 33 and
+// 48 it was slower (0.88-0.95x), and 4 rows a warp, the forward and the
+// half types were slower everywhere. SOFTMAX_STRIDED_BATCH=1 takes it
+// for every row it fits, =0 for none (tuning knobs for benchmarks, read
+// once at start).
+func StridedBatchOn(t Dtype, bwd bool, keep Keep, n int64) bool {
+	if t != Float32 || !bwd || keep != KeepAll || stridedBatchSetting == "0" {
+		return false
+	}
+	return stridedBatchSetting == "1" || n >= 64 && n <= 80
+}
+
+var stridedBatchSetting = os.Getenv("SOFTMAX_STRIDED_BATCH")

@@ -139,3 +139,57 @@ func TestStridedOn(t *testing.T) {
 		}
 	}
 }
+
+// TestStridedBatchShape checks the batched kernel's columns a lane,
+// written out: 2 up to 64 columns, 4 up to 128, none under 33 or past 128
+// or for a warp other than 32 lanes.
+func TestStridedBatchShape(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		warp int
+		e    int
+		ok   bool
+	}{
+		{1, 32, 0, false}, {32, 32, 0, false}, {33, 32, 2, true}, {64, 32, 2, true},
+		{65, 32, 4, true}, {128, 32, 4, true}, {129, 32, 0, false}, {0, 32, 0, false},
+		{68, 64, 0, false}, // a wavefront of 64: the kernel is built for 32 lanes
+	} {
+		e, ok := StridedBatchShape(c.n, c.warp)
+		if e != c.e || ok != c.ok {
+			t.Errorf("StridedBatchShape(%d, %d) = %d, %v, want %d, %v", c.n, c.warp, e, ok, c.e, c.ok)
+		}
+	}
+	if got, want := StridedBatchKernel(4), "softmax_bwd_stronce4r2_f32"; got != want {
+		t.Errorf("StridedBatchKernel(4) = %s, want %s", got, want)
+	}
+}
+
+// TestStridedBatchOn checks the rule (float32 backward, unmasked, 64 to
+// 80 columns) and its knob: =1 every unmasked float32 backward row, =0
+// none.
+func TestStridedBatchOn(t *testing.T) {
+	saved := stridedBatchSetting
+	defer func() { stridedBatchSetting = saved }()
+	for _, c := range []struct {
+		t        Dtype
+		bwd      bool
+		keep     Keep
+		n        int64
+		def, all bool // the rule's answer; SOFTMAX_STRIDED_BATCH=1's
+	}{
+		{Float32, true, KeepAll, 63, false, true}, {Float32, true, KeepAll, 64, true, true},
+		{Float32, true, KeepAll, 68, true, true}, {Float32, true, KeepAll, 77, true, true},
+		{Float32, true, KeepAll, 80, true, true}, {Float32, true, KeepAll, 81, false, true},
+		{Float32, true, KeepAll, 33, false, true}, {Float32, true, KeepAll, 128, false, true},
+		{Float32, false, KeepAll, 68, false, false}, {Float16, true, KeepAll, 68, false, false},
+		{BFloat16, true, KeepAll, 68, false, false}, {Float64, true, KeepAll, 68, false, false},
+		{Float32, true, KeepMask, 68, false, false}, {Float32, true, KeepCausal, 68, false, false},
+	} {
+		for set, want := range map[string]bool{"": c.def, "x": c.def, "0": false, "1": c.all} {
+			stridedBatchSetting = set
+			if got := StridedBatchOn(c.t, c.bwd, c.keep, c.n); got != want {
+				t.Errorf("SOFTMAX_STRIDED_BATCH=%q: StridedBatchOn(%v, %v, %v, %d) = %v, want %v", set, c.t, c.bwd, c.keep, c.n, got, want)
+			}
+		}
+	}
+}
