@@ -1242,10 +1242,10 @@ func TestGPUStrided(t *testing.T) {
 }
 
 // TestGPUStridedBatch checks the batched one-row strided kernel's rule
-// through dispatch (gpu.StridedBatchOn: float32 backward, unmasked, 64 to
-// 80 columns), then runs the kernel (E = 2 and 4) over rows of 33 to 128
-// columns, row counts that leave a warp's second row or a block's last
-// warps empty, buffers a pack apart and an element past it, under
+// through dispatch (gpu.StridedBatchOn: float32 backward, unmasked, 64
+// to 80 columns, 24576 rows or more), then runs the kernel (E = 2 and 4)
+// over rows of 33 to 128 columns, row counts that leave a warp's second
+// row or a block's last warps empty, buffers a pack apart and an element past it, under
 // bwdVariants (special values for the exact path, a scale, y past
 // log_grad's bounds), softmax and log-softmax, against the reference.
 func TestGPUStridedBatch(t *testing.T) {
@@ -1257,16 +1257,18 @@ func TestGPUStridedBatch(t *testing.T) {
 			bwd   bool
 			want  bool
 		}{
-			{Float32, []int{1000, 64}, true, true},
-			{Float32, []int{1000, 68}, true, true},
-			{Float32, []int{7, 77}, true, true},
-			{Float32, []int{4, 25, 80}, true, true},
-			{Float32, []int{1000, 63}, true, false},
-			{Float32, []int{1000, 81}, true, false},
-			{Float32, []int{1000, 128}, true, false},
-			{Float32, []int{1000, 68}, false, false},
-			{Float16, []int{1000, 68}, true, false},
-			{BFloat16, []int{1000, 77}, true, false},
+			{Float32, []int{24576, 64}, true, true},
+			{Float32, []int{32768, 68}, true, true},
+			{Float32, []int{6, 4096, 77}, true, true}, // 24576 rows
+			{Float32, []int{65536, 80}, true, true},
+			{Float32, []int{24575, 68}, true, false}, // too few rows (gpu.StridedBatchMinRows)
+			{Float32, []int{8192, 77}, true, false},
+			{Float32, []int{65536, 63}, true, false},
+			{Float32, []int{65536, 81}, true, false},
+			{Float32, []int{65536, 128}, true, false},
+			{Float32, []int{65536, 68}, false, false},
+			{Float16, []int{65536, 68}, true, false},
+			{BFloat16, []int{65536, 77}, true, false},
 		} {
 			params := layout.Params{Axis: -1, Scale: 1, Log: c.bwd}
 			p := planWith(t, d, c.dt, c.shape, params, c.bwd, TierAuto)
@@ -1277,15 +1279,15 @@ func TestGPUStridedBatch(t *testing.T) {
 		}
 		// A masked backward keeps tier 1's masked kernels.
 		params := layout.Params{Axis: -1, Scale: 1, Causal: true}
-		if p := planWith(t, d, Float32, []int{1000, 68}, params, true, TierAuto); stridedName(p.names[0]) {
-			t.Errorf("causal 1000x68 backward: kernel %s, want no strided one", p.names[0])
+		if p := planWith(t, d, Float32, []int{65536, 68}, params, true, TierAuto); stridedName(p.names[0]) {
+			t.Errorf("causal 65536x68 backward: kernel %s, want no strided one", p.names[0])
 		}
 	}
 	d.stridedBatch = true
 	defer func() { d.stridedBatch = false }()
 	rng := rand.New(rand.NewPCG(63, 63))
 	for i, n := range []int{33, 47, 63, 64, 65, 68, 72, 77, 80, 100, 127, 128} {
-		rows := 3 + i%15 // blocks of 4 warps hold 8 rows: odd counts leave a warp's second row empty, 3 to 7 whole warps
+		rows := 3 + i%15 // blocks of 4 warps hold 8 rows: odd counts leave a warp's second row empty, others some of a block's warps
 		e, _ := gpu.StridedBatchShape(int64(n), warpSize)
 		params := layout.Params{Axis: -1, Scale: 1, Log: i%2 == 0}
 		if p := planWith(t, d, Float32, []int{rows, n}, params, true, TierRows); p.names[0] != gpu.StridedBatchKernel(e) {

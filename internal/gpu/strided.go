@@ -175,20 +175,27 @@ func StridedBatchKernel(e int) string {
 }
 
 // StridedBatchOn says whether tier 1 takes the batched kernel for
-// backward rows of n columns of t: unmasked float32 rows of 64 to 80
-// columns. There the H100 ran it 1.02-1.08x faster than the plans it
-// replaces (docs/PERFORMANCE.md GPU entry 101: tier 1's packs at 64, 68,
-// 72 and 80 columns, the one-row strided kernel at 77; two calls, two
-// rounds each); at 88 to 128 the two were level (0.99-1.01x), at 33 and
-// 48 it was slower (0.88-0.95x), and 4 rows a warp, the forward and the
-// half types were slower everywhere. SOFTMAX_STRIDED_BATCH=1 takes it
-// for every row it fits, =0 for none (tuning knobs for benchmarks, read
+// backward calls of rows x n of t: unmasked float32 rows of 64 to 80
+// columns, at least StridedBatchMinRows of them. There the H100 ran it
+// 1.02-1.08x faster than the plans it replaces (docs/PERFORMANCE.md GPU
+// entries 101 and 102: tier 1's packs at 64, 68, 72 and 80 columns, the
+// one-row strided kernel at 77; 24576 to 131072 rows); at 88 to 128
+// columns the two were level (0.99-1.01x), at 33 and 48 it was slower
+// (0.88-0.95x), and under 24576 rows, where its grid of a warp for every
+// two rows fills the SMs fewer than three times, slower or level (8192
+// rows 0.85-0.96x). 4 rows a warp, the forward and the half types were
+// slower everywhere (entry 101). SOFTMAX_STRIDED_BATCH=1 takes it for
+// every call it fits, =0 for none (tuning knobs for benchmarks, read
 // once at start).
-func StridedBatchOn(t Dtype, bwd bool, keep Keep, n int64) bool {
+func StridedBatchOn(t Dtype, bwd bool, keep Keep, rows, n int64) bool {
 	if t != Float32 || !bwd || keep != KeepAll || stridedBatchSetting == "0" {
 		return false
 	}
-	return stridedBatchSetting == "1" || n >= 64 && n <= 80
+	return stridedBatchSetting == "1" || rows >= StridedBatchMinRows && n >= 64 && n <= 80
 }
+
+// StridedBatchMinRows is the fewest rows the rule gives the batched
+// kernel: the least of the row counts measured at which it won.
+const StridedBatchMinRows = 24576
 
 var stridedBatchSetting = os.Getenv("SOFTMAX_STRIDED_BATCH")

@@ -165,8 +165,8 @@ func TestStridedBatchShape(t *testing.T) {
 }
 
 // TestStridedBatchOn checks the rule (float32 backward, unmasked, 64 to
-// 80 columns) and its knob: =1 every unmasked float32 backward row, =0
-// none.
+// 80 columns, 24576 rows or more) and its knob: =1 every unmasked float32
+// backward call, =0 none.
 func TestStridedBatchOn(t *testing.T) {
 	saved := stridedBatchSetting
 	defer func() { stridedBatchSetting = saved }()
@@ -174,21 +174,23 @@ func TestStridedBatchOn(t *testing.T) {
 		t        Dtype
 		bwd      bool
 		keep     Keep
-		n        int64
+		rows, n  int64
 		def, all bool // the rule's answer; SOFTMAX_STRIDED_BATCH=1's
 	}{
-		{Float32, true, KeepAll, 63, false, true}, {Float32, true, KeepAll, 64, true, true},
-		{Float32, true, KeepAll, 68, true, true}, {Float32, true, KeepAll, 77, true, true},
-		{Float32, true, KeepAll, 80, true, true}, {Float32, true, KeepAll, 81, false, true},
-		{Float32, true, KeepAll, 33, false, true}, {Float32, true, KeepAll, 128, false, true},
-		{Float32, false, KeepAll, 68, false, false}, {Float16, true, KeepAll, 68, false, false},
-		{BFloat16, true, KeepAll, 68, false, false}, {Float64, true, KeepAll, 68, false, false},
-		{Float32, true, KeepMask, 68, false, false}, {Float32, true, KeepCausal, 68, false, false},
+		{Float32, true, KeepAll, 65536, 63, false, true}, {Float32, true, KeepAll, 65536, 64, true, true},
+		{Float32, true, KeepAll, 65536, 68, true, true}, {Float32, true, KeepAll, 65536, 77, true, true},
+		{Float32, true, KeepAll, 65536, 80, true, true}, {Float32, true, KeepAll, 65536, 81, false, true},
+		{Float32, true, KeepAll, 65536, 33, false, true}, {Float32, true, KeepAll, 65536, 128, false, true},
+		{Float32, true, KeepAll, 24576, 68, true, true}, {Float32, true, KeepAll, 24575, 68, false, true},
+		{Float32, true, KeepAll, 8192, 77, false, true},
+		{Float32, false, KeepAll, 65536, 68, false, false}, {Float16, true, KeepAll, 65536, 68, false, false},
+		{BFloat16, true, KeepAll, 65536, 68, false, false}, {Float64, true, KeepAll, 65536, 68, false, false},
+		{Float32, true, KeepMask, 65536, 68, false, false}, {Float32, true, KeepCausal, 65536, 68, false, false},
 	} {
 		for set, want := range map[string]bool{"": c.def, "x": c.def, "0": false, "1": c.all} {
 			stridedBatchSetting = set
-			if got := StridedBatchOn(c.t, c.bwd, c.keep, c.n); got != want {
-				t.Errorf("SOFTMAX_STRIDED_BATCH=%q: StridedBatchOn(%v, %v, %v, %d) = %v, want %v", set, c.t, c.bwd, c.keep, c.n, got, want)
+			if got := StridedBatchOn(c.t, c.bwd, c.keep, c.rows, c.n); got != want {
+				t.Errorf("SOFTMAX_STRIDED_BATCH=%q: StridedBatchOn(%v, %v, %v, %d, %d) = %v, want %v", set, c.t, c.bwd, c.keep, c.rows, c.n, got, want)
 			}
 		}
 	}
