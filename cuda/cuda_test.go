@@ -1245,8 +1245,8 @@ func TestGPUStrided(t *testing.T) {
 // through dispatch (gpu.StridedBatchOn: float32 backward, unmasked, 64
 // to 80 columns, 24576 rows or more), then runs the kernel (E = 2 and 4)
 // over rows of 33 to 128 columns, row counts that leave a warp's second
-// row or a block's last warps empty, buffers a pack apart and an element past it, under
-// bwdVariants (special values for the exact path, a scale, y past
+// row or a block's last warps empty, buffers a pack apart and an element
+// past it, under bwdVariants (special values for the exact path, a scale, y past
 // log_grad's bounds), softmax and log-softmax, against the reference.
 func TestGPUStridedBatch(t *testing.T) {
 	d := device(t)

@@ -980,12 +980,12 @@ func (d *Device) makePlan(c *call) (plan, error) {
 				}
 			}
 		}
-		// Unmasked float32 backward rows where gpu.StridedBatchOn says so
+		// Unmasked float32 backward calls where gpu.StridedBatchOn says so
 		// (64 to 80 columns, 24576 rows or more; SOFTMAX_STRIDED_BATCH=1:
-		// every call it fits)
-		// take the batched one-row strided kernel: a warp for every
-		// StridedBatchRows rows, no loop, so a grid that gives every row
-		// its warp (not where a test forces another of tier 1's kernels).
+		// every call it fits) take the batched one-row strided kernel: a
+		// warp for every StridedBatchRows rows, no loop, so a grid that
+		// gives every row its warp (not where a test forces another of
+		// tier 1's kernels).
 		batch := gpu.StridedBatchOn(c.dt, c.bwd, keep, rows, n) && !d.noStrided && !d.strided && !d.forcesRowsKernel() ||
 			d.stridedBatch && c.dt == Float32 && c.bwd && keep == gpu.KeepAll
 		if e, ok := gpu.StridedBatchShape(n, warpSize); batch && ok {

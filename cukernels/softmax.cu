@@ -211,9 +211,9 @@ SM_STRONCE_ALL(bf16, sm_bf16)
 // 64, 65 to 128 columns), both rows' loads in flight before the first
 // row's sum. Session 62 built E = 1, 2, 4 and 2 or 4 rows a warp, forward
 // and backward, of all three types (branch s62-strided-batch); on the H100
-// only this one was ever faster than the plans it would replace (GPU entry
-// 101). Launch bounds from ptxas (sm_90): the most blocks an SM that
-// spill nothing, 10 at E = 2 (43-47 registers), 8 at E = 4 (52-53).
+// only these two were ever faster than the plans they would replace (GPU
+// entry 101). Launch bounds from ptxas (sm_90): the most blocks an SM
+// that spill nothing, 10 at E = 2 (47 registers), 8 at E = 4 (53).
 #define SM_STRBATCH_F32(E, BB)                                                                          \
 	extern "C" __global__ void __launch_bounds__(128, BB) softmax_bwd_stronce##E##r2_f32(              \
 	    const float *y, const float *dy, float *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {                  \

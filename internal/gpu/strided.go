@@ -150,9 +150,9 @@ var stridedBatchEs = [...]int{2, 4}
 
 // StridedBatchShape is the batched kernel's columns a lane for rows of n
 // columns on a device whose warp has warp lanes: the fewer e of 2 and 4
-// with n <= e x warp. ok is false under 33 or past 128 columns (the one
-// row a warp kernels and tier 1's packs took those rows faster), or where
-// the warp is not the 32 lanes the kernel is built for.
+// with n <= e x warp. ok is false at 32 columns or fewer (E = 1 was slower
+// than tier 1's packs on every such row: entry 101) and past 128, or
+// where the warp is not the 32 lanes the kernel is built for.
 func StridedBatchShape(n int64, warp int) (e int, ok bool) {
 	if n <= 32 || warp != 32 {
 		return 0, false
@@ -183,7 +183,7 @@ func StridedBatchKernel(e int) string {
 // columns the two were level (0.99-1.01x), at 33 and 48 it was slower
 // (0.88-0.95x), and under 24576 rows, where its grid of a warp for every
 // two rows fills the SMs fewer than three times, slower or level (8192
-// rows 0.85-0.96x). 4 rows a warp, the forward and the half types were
+// rows 0.79-0.97x). 4 rows a warp, the forward and the half types were
 // slower everywhere (entry 101). SOFTMAX_STRIDED_BATCH=1 takes it for
 // every call it fits, =0 for none (tuning knobs for benchmarks, read
 // once at start).
