@@ -72,7 +72,7 @@ func kernelNames() []string {
 				for _, e := range gpu.StridedEs(dir == "bwd") {
 					names = append(names, gpu.StridedKernel(dt, dir == "bwd", e), gpu.StridedOnceKernel(dt, dir == "bwd", e))
 				}
-				if dt == Float32 && dir == "bwd" {
+				if gpu.StridedBatchKernels(dt, dir == "bwd", gpu.KeepAll) {
 					for _, e := range gpu.StridedBatchEs() {
 						names = append(names, gpu.StridedBatchKernel(e))
 					}
@@ -987,7 +987,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		// gives every row its warp (not where a test forces another of
 		// tier 1's kernels).
 		batch := gpu.StridedBatchOn(c.dt, c.bwd, keep, rows, n) && !d.noStrided && !d.strided && !d.forcesRowsKernel() ||
-			d.stridedBatch && c.dt == Float32 && c.bwd && keep == gpu.KeepAll
+			d.stridedBatch && gpu.StridedBatchKernels(c.dt, c.bwd, keep)
 		if e, ok := gpu.StridedBatchShape(n, warpSize); batch && ok {
 			blocks := gpu.CeilDiv(rows, int64(gpu.StridedThreads/warpSize*gpu.StridedBatchRows))
 			if bk := d.set(c)[gpu.StridedBatchKernel(e)]; bk != nil && gpu.StridedThreads <= bk.maxThreads && blocks <= 1<<30 {

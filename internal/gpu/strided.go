@@ -165,6 +165,12 @@ func StridedBatchShape(n int64, warp int) (e int, ok bool) {
 	return 0, false
 }
 
+// StridedBatchKernels says whether the batched kernel exists for calls
+// of t, bwd and keep: the unmasked float32 backward.
+func StridedBatchKernels(t Dtype, bwd bool, keep Keep) bool {
+	return t == Float32 && bwd && keep == KeepAll
+}
+
 // StridedBatchEs lists the batched kernel's columns a lane.
 func StridedBatchEs() []int { return stridedBatchEs[:] }
 
@@ -188,7 +194,7 @@ func StridedBatchKernel(e int) string {
 // every call it fits, =0 for none (tuning knobs for benchmarks, read
 // once at start).
 func StridedBatchOn(t Dtype, bwd bool, keep Keep, rows, n int64) bool {
-	if t != Float32 || !bwd || keep != KeepAll || stridedBatchSetting == "0" {
+	if !StridedBatchKernels(t, bwd, keep) || stridedBatchSetting == "0" {
 		return false
 	}
 	return stridedBatchSetting == "1" || rows >= StridedBatchMinRows && n >= 64 && n <= 80
