@@ -15,7 +15,9 @@
 // cgrid_shift (tier 8, CUDA only), lstream (tier 1's streamed log-softmax
 // backward, CUDA only), cgrid_log (tier 8's log-softmax backward in the
 // streamed order, CUDA only), strided4 ... strided32 (tier 1's strided
-// backward, float32 and the half types, CUDA only).
+// backward, float32 and the half types, CUDA only), staged8 ... staged32
+// (tier 1's staged short rows, a thread a row, float32 and the half types,
+// CUDA only).
 // Every forward kernel takes (x, y, view..., extra...) and every backward
 // kernel (y, dy, dx, view..., extra...), all parameters 8 bytes, so the Go
 // side builds one argument list per call whatever the tier.
@@ -221,6 +223,28 @@ SM_STRONCE_ALL(bf16, sm_bf16)
 	}
 SM_STRBATCH_F32(2, 10)
 SM_STRBATCH_F32(4, 8)
+// Tier 1's staged kernels (fwd_rows_staged, bwd_rows_staged:
+// internal/gpu.StagedOn): unmasked, non-causal rows of up to N = 8, 16, 32
+// columns, a thread a row, blocks of SM_STAGED_THREADS copying their rows
+// through shared memory in packs (dynamic: the rows' bytes, twice
+// backward). float32 and the half types. Launch bounds from ptxas (sm_90):
+// the most blocks an SM at which no kernel of that N spills, 10 at N = 8
+// (40-48 registers), 8 at 16 (56-64); N = 32 takes none (72-120
+// registers; the float32 backward spills 4 bytes at 96), its row's values
+// and their shared-memory columns being live together.
+#define SM_STAGED(N, BB, S, T)                                                                          \
+	extern "C" __global__ void __launch_bounds__(SM_STAGED_THREADS, BB)                                 \
+	    softmax_fwd_staged##N##_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {                \
+		fwd_rows_staged<T, N>(x, y, SM_VIEW());                                                         \
+	}                                                                                                   \
+	extern "C" __global__ void __launch_bounds__(SM_STAGED_THREADS, BB)                                 \
+	    softmax_bwd_staged##N##_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {  \
+		bwd_rows_staged<T, N>(y, dy, dx, SM_VIEW());                                                    \
+	}
+#define SM_STAGED_ALL(S, T) SM_STAGED(8, 10, S, T) SM_STAGED(16, 8, S, T) SM_STAGED(32, 1, S, T)
+SM_STAGED_ALL(f32, float)
+SM_STAGED_ALL(f16, sm_half)
+SM_STAGED_ALL(bf16, sm_bf16)
 #endif
 
 // Tier 1's one-row form of the float32 forward (fwd_rows_once, unmasked

@@ -1892,6 +1892,139 @@ __device__ __forceinline__ void bwd_rows_strided_batch(const T* y, const T* dy, 
 	}
 }
 
+// -------------------------------------- tier 1: staged rows, a thread a row --
+// fwd_rows_staged and bwd_rows_staged take short rows (n <= N columns, N at
+// most 32: internal/gpu.StagedShape), unmasked and non-causal, a thread a
+// row in blocks of SM_STAGED_THREADS. A block's rows lie back to back in
+// memory, so the block copies them into shared memory as 16-byte packs,
+// every load whole and coalesced whatever the rows' starts; each thread
+// takes its row from there, with no shuffle (a row is one thread's), and
+// the block copies the outputs back out as packs. Tier 1's other kernels
+// give such a row a group of lanes: of a pack each, which the rows' ends
+// cut when n is not a whole number of packs, or of a column each (the
+// strided kernels, PyTorch's layout), half a warp's lanes idle at 10
+// columns. The buffers must start on 16 bytes; a block's rows then do
+// (SM_STAGED_THREADS * sizeof(T) is a multiple of 16).
+#define SM_STAGED_THREADS 128
+
+// staged_turn is the column a thread starts its row at in shared memory.
+// Rows of a whole number of 8-byte pairs (n * sizeof(T) a multiple of 8)
+// start on banks whose spacing shares a factor with the 32 banks, so a
+// warp reading column i of its 32 rows asks up to 32 times of one bank (n
+// = 32, float32); starting thread t at column t mod n spreads them to at
+// most 4 (n = 4 and 8), 2 for most n. Other rows read from column 0 (at
+// most 2 a bank).
+template <typename T> __device__ __forceinline__ int staged_turn(int n) {
+	return n * (int)sizeof(T) % 8 == 0 ? (int)(threadIdx.x % (unsigned)n) : 0;
+}
+// staged_col is the column of a row's i-th read (i < n): turn + i, past n
+// wrapped to the row's start.
+__device__ __forceinline__ int staged_col(int turn, int i, int n) {
+	const int j = turn + i;
+	return j >= n ? j - n : j;
+}
+
+// staged_copy copies count elements of each of the A arrays src[a] to
+// dst[a] in 16-byte packs (the arrays start on 16 bytes), at most U packs
+// a thread of each, all its loads issued before its first store; the last
+// count mod P elements (only in the buffer's last block) one at a time.
+template <typename T, int U, int A>
+__device__ __forceinline__ void staged_copy(T* const (&dst)[A], const T* const (&src)[A], int count) {
+	constexpr int P = 16 / (int)sizeof(T);
+	const int packs = count / P;
+	Pack<T, P> r[A][U];
+#pragma unroll
+	for (int u = 0; u < U; ++u) {
+		const int i = (int)threadIdx.x + u * SM_STAGED_THREADS;
+#pragma unroll
+		for (int a = 0; a < A; ++a)
+			if (i < packs) r[a][u] = reinterpret_cast<const Pack<T, P>*>(src[a])[i];
+	}
+#pragma unroll
+	for (int u = 0; u < U; ++u) {
+		const int i = (int)threadIdx.x + u * SM_STAGED_THREADS;
+#pragma unroll
+		for (int a = 0; a < A; ++a)
+			if (i < packs) reinterpret_cast<Pack<T, P>*>(dst[a])[i] = r[a][u];
+	}
+	for (int i = packs * P + (int)threadIdx.x; i < count; i += SM_STAGED_THREADS)
+#pragma unroll
+		for (int a = 0; a < A; ++a) dst[a][i] = src[a][i];
+}
+
+// StagedBlock is a staged block's place: its first row, its rows'
+// elements (count), this thread's row and whether it is one of the call's.
+template <typename T, int N> struct StagedBlock {
+	static constexpr int U = (N * (int)sizeof(T) + 15) / 16; // packs a thread copies of each array
+	i64 first;
+	int n, count, turn;
+	bool valid;
+	__device__ __forceinline__ explicit StagedBlock(const View& v) {
+		n = (int)v.n;
+		first = (i64)blockIdx.x * SM_STAGED_THREADS;
+		const i64 left = v.rows - first;
+		count = (int)(left < SM_STAGED_THREADS ? left : SM_STAGED_THREADS) * n;
+		valid = (int)threadIdx.x * n < count;
+		turn = staged_turn<T>(n);
+	}
+};
+
+// fwd_rows_staged: arithmetic as fwd_row's (fwd_vals, then row_exact_fwd
+// for the rows it cannot finish, here over the row in shared memory, in
+// place: each element is read before it is written).
+template <typename T, int N> __device__ __forceinline__ void fwd_rows_staged(const T* x, T* y, const View& v) {
+	typedef typename Num<T>::acc A;
+	const StagedBlock<T, N> b(v);
+	T* s = reinterpret_cast<T*>(sm_dynamic);
+	staged_copy<T, StagedBlock<T, N>::U, 1>({s}, {x + b.first * b.n}, b.count);
+	__syncthreads();
+	const RowGroup g(1, RowGroup::Shifted{});
+	T* row = s + threadIdx.x * b.n;
+	A val[N];
+#pragma unroll
+	for (int i = 0; i < N; ++i)
+		val[i] = b.valid && i < b.n ? Num<T>::in(row[staged_col(b.turn, i, b.n)]) : -sm_inf<A>();
+	const bool exact = fwd_vals<T, N, true>(v, b.valid, g, val);
+	if (b.valid && !exact)
+#pragma unroll
+		for (int i = 0; i < N; ++i)
+			if (i < b.n) row[staged_col(b.turn, i, b.n)] = Num<T>::out(val[i]);
+	if (g.any(exact)) row_exact_fwd<T>(row, row, v, 0, exact, g);
+	__syncthreads();
+	staged_copy<T, StagedBlock<T, N>::U, 1>({y + b.first * b.n}, {s}, b.count);
+}
+
+// bwd_rows_staged: y and dy staged side by side, dx written over dy's
+// row; arithmetic as bwd_row's (grad_row, whose exact path reads and
+// writes the rows in shared memory, an element's dx after its y and dy).
+template <typename T, int N>
+__device__ __forceinline__ void bwd_rows_staged(const T* y, const T* dy, T* dx, const View& v) {
+	typedef typename Num<T>::acc A;
+	const StagedBlock<T, N> b(v);
+	T* sy = reinterpret_cast<T*>(sm_dynamic);
+	T* sg = sy + SM_STAGED_THREADS * b.n; // 16-byte aligned: SM_STAGED_THREADS * sizeof(T) is
+	staged_copy<T, StagedBlock<T, N>::U, 2>({sy, sg}, {y + b.first * b.n, dy + b.first * b.n}, b.count);
+	__syncthreads();
+	const RowGroup g(1, RowGroup::Shifted{});
+	const A yfill = v.log ? -sm_inf<A>() : A(0); // columns past n: contribute nothing
+	T* ry = sy + threadIdx.x * b.n;
+	T* rg = sg + threadIdx.x * b.n;
+	A vy[N], vg[N];
+#pragma unroll
+	for (int i = 0; i < N; ++i) {
+		const bool in = b.valid && i < b.n;
+		const int j = staged_col(b.turn, i, b.n);
+		vy[i] = in ? Num<T>::in(ry[j]) : yfill;
+		vg[i] = in ? Num<T>::in(rg[j]) : A(0);
+	}
+	if (grad_row<T, N>(ry, rg, rg, v, 0, b.valid, g, vy, vg))
+#pragma unroll
+		for (int i = 0; i < N; ++i)
+			if (i < b.n) rg[staged_col(b.turn, i, b.n)] = Num<T>::out(vg[i]);
+	__syncthreads();
+	staged_copy<T, StagedBlock<T, N>::U, 1>({dx + b.first * b.n}, {sg}, b.count);
+}
+
 // -------------------------------- tier 2: block per row, row in shared memory --
 // Rows too long for a warp that still fit in shared memory (up to the
 // device's opt-in limit per block: 227 KB on the H200, so 58K float32
