@@ -1302,6 +1302,103 @@ func TestGPUStridedBatch(t *testing.T) {
 	}
 }
 
+// TestGPUStaged runs tier 1's staged kernels (a thread a row, a block's
+// rows copied through shared memory in packs: gpu.StagedShape) against
+// the reference: the three types, rows of 1 to 32 columns around each N,
+// row counts that leave the last block part empty and end the buffer off
+// a pack (its last elements copied one at a time), every bwdVariant
+// (special values take the exact path in shared memory); then in place (y
+// over x, dx over dy), and buffers off 16 bytes, which keep other kernels.
+func TestGPUStaged(t *testing.T) {
+	d := device(t)
+	d.staged = true
+	defer func() { d.staged = false }()
+	rng := rand.New(rand.NewPCG(64, 64))
+	for _, dt := range []Dtype{Float32, Float16, BFloat16} {
+		for i, n := range []int{1, 2, 3, 4, 5, 7, 8, 9, 10, 12, 15, 16, 17, 20, 24, 31, 32} {
+			rows := []int{3, 5, 127, 128, 129, 300, 1001}[i%7]
+			N, _ := gpu.StagedShape(int64(n))
+			for _, bwd := range []bool{false, true} {
+				params := layout.Params{Axis: -1, Scale: 1, Log: bwd}
+				if p := planWith(t, d, dt, []int{rows, n}, params, bwd, TierRows); p.names[0] != gpu.StagedKernel(dt, bwd, N) {
+					t.Errorf("%v %dx%d bwd %v: kernel %s, want %s", dt, rows, n, bwd, p.names[0], gpu.StagedKernel(dt, bwd, N))
+				}
+			}
+			for variant := range bwdVariants {
+				if testing.Short() && (i+variant)%2 != 0 {
+					continue
+				}
+				if msg := check(t, d, bwdVariantProblem(rng, rows, n, variant), dt, TierRows, 0); msg != "" {
+					t.Error(msg)
+				}
+			}
+		}
+	}
+	// Rows past 32 columns, masked or causal rows and buffers off 16
+	// bytes keep other kernels.
+	for _, c := range []struct {
+		n      int
+		params layout.Params
+		off    cu.DevicePtr
+	}{
+		{33, layout.Params{Axis: -1, Scale: 1}, 0},
+		{10, layout.Params{Axis: -1, Scale: 1, Causal: true}, 0},
+		{10, layout.Params{Axis: -1, Scale: 1}, 4},
+	} {
+		v, err := layout.Resolve(c.params, []int{1000, c.n}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bufs := []cu.DevicePtr{1 << 40, 2<<40 + c.off, 3 << 40}
+		if p := planCall(t, d, &call{dt: Float32, v: v, bwd: true, bufs: bufs}); strings.Contains(p.names[0], "_staged") {
+			t.Errorf("1000x%d %+v, dy %d bytes off: kernel %s, want no staged one", c.n, c.params, c.off, p.names[0])
+		}
+	}
+	for _, dt := range []Dtype{Float32, BFloat16} {
+		stagedInPlace(t, d, dt, bwdVariantProblem(rng, 300, 10, 1))
+	}
+}
+
+// stagedInPlace runs p through the public API with y over x and dx over
+// dy, and checks the results against the reference.
+func stagedInPlace(t *testing.T, d *Device, dt Dtype, p problem) {
+	t.Helper()
+	x, dy := gpucheck.Round(dt, p.x), gpucheck.Round(dt, p.dy)
+	want := reference.Forward(p.spec, x)
+	y := gpucheck.Round(dt, want)
+	wantDX, terms := reference.Backward(p.spec, y, dy), reference.GradTerms(p.spec, y, dy)
+	opt := Options{Axis: -1, Log: p.spec.Log, Scale: p.spec.Scale}
+	if pl := planWith(t, d, dt, p.spec.Shape, layout.Params{Axis: -1, Scale: 1}, false, TierAuto); !strings.Contains(pl.names[0], "_staged") {
+		t.Fatalf("%v %v: kernel %s, want a staged one", dt, p.spec.Shape, pl.names[0])
+	}
+	bx := upload(t, d, gpucheck.Encode(dt, x), 0)
+	by := upload(t, d, gpucheck.Encode(dt, y), 0)
+	bdy := upload(t, d, gpucheck.Encode(dt, dy), 0)
+	defer func() {
+		for _, b := range []buffer{bx, by, bdy} {
+			b.free(t, d)
+		}
+	}()
+	if err := d.Forward(dt, p.spec.Shape, bx.ptr, bx.ptr, nil, opt); err != nil {
+		t.Fatal(err)
+	}
+	for i, g := range gpucheck.Decode(dt, bx.read(t, d)) {
+		if !gpucheck.FwdOK(dt, p.spec.Log, g, want[i]) {
+			t.Errorf("%s %v in place: y[%d]=%v want %v (x=%v)", p.name, dt, i, g, want[i], x[i])
+			break
+		}
+	}
+	if err := d.Backward(dt, p.spec.Shape, by.ptr, bdy.ptr, bdy.ptr, nil, opt); err != nil {
+		t.Fatal(err)
+	}
+	for i, g := range gpucheck.Decode(dt, bdy.read(t, d)) {
+		if !gpucheck.GradOK(dt, g, wantDX[i], terms[i]) {
+			t.Errorf("%s %v in place: dx[%d]=%v want %v (y=%v dy=%v)", p.name, dt, i, g, wantDX[i], y[i], dy[i])
+			break
+		}
+	}
+}
+
 // TestGPUOnce runs tier 1's one-row kernel (gpu.OnceOn) over rows of
 // three packs to the most its launch bound holds, rows that leave a block part
 // empty, softmax and log-softmax, with special values (its exact pass runs
@@ -1538,7 +1635,7 @@ func TestGPUShifted(t *testing.T) {
 // grid, or tier 8's, is set, so that the tests checking plans against the
 // rules skip.
 func tierKnobsSet() bool {
-	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_ROWS_BLOCK", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_LSTREAM_PACKS", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_CGRID_LOG", "SOFTMAX_WIDE", "SOFTMAX_ONCE", "SOFTMAX_ONCE_GROUPS", "SOFTMAX_SHIFT", "SOFTMAX_CGRID_SHIFT", "SOFTMAX_STRIDED", "SOFTMAX_STRIDED_BATCH"} {
+	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_ROWS_BLOCK", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_LSTREAM_PACKS", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_CGRID_LOG", "SOFTMAX_WIDE", "SOFTMAX_ONCE", "SOFTMAX_ONCE_GROUPS", "SOFTMAX_SHIFT", "SOFTMAX_CGRID_SHIFT", "SOFTMAX_STRIDED", "SOFTMAX_STRIDED_BATCH", "SOFTMAX_STAGED"} {
 		if os.Getenv(k) != "" {
 			return true
 		}

@@ -108,6 +108,7 @@ type Device struct {
 	stridedLoop  bool               // tests: the strided kernels' looping form where the one-row form would run
 	stridedBatch bool               // tests: the batched one-row strided kernel wherever it can run
 	noStrided    bool               // tests: tier 1 without the strided rule (gpu.StridedOn), as before it
+	staged       bool               // tests: tier 1's staged kernels wherever they can run
 	once         bool               // tests: tier 1's one-row kernel wherever it can run
 	shift        bool               // tests: tier 1's shifted kernels wherever they fit
 	pipe         bool               // tests: tier 1's pipelined kernels wherever they can run

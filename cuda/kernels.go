@@ -78,6 +78,11 @@ func kernelNames() []string {
 					}
 				}
 			}
+			if gpu.StagedKernels(dt) {
+				for _, N := range gpu.StagedNs() {
+					names = append(names, gpu.StagedKernel(dt, dir == "bwd", N))
+				}
+			}
 			if dir == "fwd" && gpu.OnceK(dt) > 0 {
 				names = append(names, gpu.OnceKernel(dt))
 				names = append(names, gpu.OnceGroupKernels(dt)...)
@@ -110,12 +115,12 @@ func stridedName(name string) bool {
 
 // spanKernelNames lists the kernels of cukernels.SpanFatbin: the float32
 // and bfloat16 forward ones, under kernelNames' names, but the strided
-// kernels, one-row forms included (softmax.cu builds none with SM_SPAN;
-// the plan falls back).
+// kernels, one-row forms included, and the staged kernels (softmax.cu
+// builds none with SM_SPAN; the plan falls back).
 func spanKernelNames() []string {
 	var names []string
 	for _, name := range kernelNames() {
-		if stridedName(name) {
+		if stridedName(name) || strings.Contains(name, "_staged") {
 			continue
 		}
 		if strings.HasPrefix(name, "softmax_fwd_") && (strings.HasSuffix(name, "_f32") || strings.HasSuffix(name, "_bf16") || strings.HasSuffix(name, "_f64")) {
@@ -993,6 +998,21 @@ func (d *Device) makePlan(c *call) (plan, error) {
 			if bk := d.set(c)[gpu.StridedBatchKernel(e)]; bk != nil && gpu.StridedThreads <= bk.maxThreads && blocks <= 1<<30 {
 				p.names, p.threads, p.group, p.smem = []string{bk.name}, gpu.StridedThreads, warpSize, 0
 				p.vec, p.shift = false, false // it loads columns, not packs
+				p.grid[0] = int(blocks)
+			}
+		}
+		// Unmasked, non-causal rows of at most 32 columns where
+		// gpu.StagedOn says so take the staged kernels: a thread a row, a
+		// block's rows copied through shared memory in packs, so every
+		// buffer must start on 16 bytes (not where a test forces another of
+		// tier 1's kernels).
+		staged := gpu.StagedOn(c.dt, keep, rows, n) && !d.forcesRowsKernel() && !d.strided && !d.stridedBatch ||
+			d.staged && keep == gpu.KeepAll
+		if N, ok := gpu.StagedShape(n); staged && ok && aligned(c.bufs, vecBytes) {
+			blocks := gpu.CeilDiv(rows, gpu.StagedThreads)
+			if sk := d.set(c)[gpu.StagedKernel(c.dt, c.bwd, N)]; sk != nil && gpu.StagedThreads <= sk.maxThreads && blocks <= 1<<30 {
+				p.names, p.threads, p.group, p.smem = []string{sk.name}, gpu.StagedThreads, 1, gpu.StagedSmem(c.dt, c.bwd, n)
+				p.vec, p.shift = false, false // it copies the block's rows, not a row's packs
 				p.grid[0] = int(blocks)
 			}
 		}

@@ -195,3 +195,20 @@ func TestStridedBatchOn(t *testing.T) {
 		}
 	}
 }
+
+// TestStagedShape checks the staged kernels' row lengths: the least N of
+// 8, 16, 32 that holds the row, none past 32.
+func TestStagedShape(t *testing.T) {
+	for _, c := range []struct {
+		n  int64
+		N  int
+		ok bool
+	}{{0, 0, false}, {1, 8, true}, {8, 8, true}, {9, 16, true}, {16, 16, true}, {17, 32, true}, {32, 32, true}, {33, 0, false}} {
+		if N, ok := StagedShape(c.n); N != c.N || ok != c.ok {
+			t.Errorf("StagedShape(%d) = %d, %v; want %d, %v", c.n, N, ok, c.N, c.ok)
+		}
+	}
+	if got := StagedSmem(Float16, true, 10); got != 128*10*2*2 {
+		t.Errorf("StagedSmem(float16, backward, 10) = %d, want %d", got, 128*10*2*2)
+	}
+}
