@@ -1314,26 +1314,31 @@ func TestGPUStaged(t *testing.T) {
 	d.staged = true
 	defer func() { d.staged = false }()
 	rng := rand.New(rand.NewPCG(64, 64))
+	defer func() { d.stagedRows = 0 }()
 	for _, dt := range []Dtype{Float32, Float16, BFloat16} {
-		for i, n := range []int{1, 2, 3, 4, 5, 7, 8, 9, 10, 12, 15, 16, 17, 20, 24, 31, 32} {
-			rows := []int{3, 5, 127, 128, 129, 300, 1001}[i%7]
-			N, _ := gpu.StagedShape(int64(n))
-			for _, bwd := range []bool{false, true} {
-				params := layout.Params{Axis: -1, Scale: 1, Log: bwd}
-				if p := planWith(t, d, dt, []int{rows, n}, params, bwd, TierRows); p.names[0] != gpu.StagedKernel(dt, bwd, N) {
-					t.Errorf("%v %dx%d bwd %v: kernel %s, want %s", dt, rows, n, bwd, p.names[0], gpu.StagedKernel(dt, bwd, N))
+		for _, r := range gpu.StagedRs() {
+			d.stagedRows = r
+			for i, n := range []int{1, 2, 3, 4, 5, 7, 8, 9, 10, 12, 15, 16, 17, 20, 24, 31, 32} {
+				rows := []int{3, 5, 127, 128, 129, 256, 300, 1001}[(i+r)%8]
+				N, _ := gpu.StagedShape(int64(n))
+				for _, bwd := range []bool{false, true} {
+					params := layout.Params{Axis: -1, Scale: 1, Log: bwd}
+					if p := planWith(t, d, dt, []int{rows, n}, params, bwd, TierRows); p.names[0] != gpu.StagedKernel(dt, bwd, N, r) {
+						t.Errorf("%v %dx%d bwd %v: kernel %s, want %s", dt, rows, n, bwd, p.names[0], gpu.StagedKernel(dt, bwd, N, r))
+					}
 				}
-			}
-			for variant := range bwdVariants {
-				if testing.Short() && (i+variant)%2 != 0 {
-					continue
-				}
-				if msg := check(t, d, bwdVariantProblem(rng, rows, n, variant), dt, TierRows, 0); msg != "" {
-					t.Error(msg)
+				for variant := range bwdVariants {
+					if testing.Short() && (i+variant+r)%2 != 0 {
+						continue
+					}
+					if msg := check(t, d, bwdVariantProblem(rng, rows, n, variant), dt, TierRows, 0); msg != "" {
+						t.Errorf("%d rows a thread: %s", r, msg)
+					}
 				}
 			}
 		}
 	}
+	d.stagedRows = 0
 	// Rows past 32 columns, masked or causal rows and buffers off 16
 	// bytes keep other kernels.
 	for _, c := range []struct {

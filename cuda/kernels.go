@@ -80,7 +80,9 @@ func kernelNames() []string {
 			}
 			if gpu.StagedKernels(dt) {
 				for _, N := range gpu.StagedNs() {
-					names = append(names, gpu.StagedKernel(dt, dir == "bwd", N))
+					for _, r := range gpu.StagedRs() {
+						names = append(names, gpu.StagedKernel(dt, dir == "bwd", N, r))
+					}
 				}
 			}
 			if dir == "fwd" && gpu.OnceK(dt) > 0 {
@@ -1009,9 +1011,13 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		staged := gpu.StagedOn(c.dt, keep, rows, n) && !d.forcesRowsKernel() && !d.strided && !d.stridedBatch ||
 			d.staged && keep == gpu.KeepAll
 		if N, ok := gpu.StagedShape(n); staged && ok && aligned(c.bufs, vecBytes) {
-			blocks := gpu.CeilDiv(rows, gpu.StagedThreads)
-			if sk := d.set(c)[gpu.StagedKernel(c.dt, c.bwd, N)]; sk != nil && gpu.StagedThreads <= sk.maxThreads && blocks <= 1<<30 {
-				p.names, p.threads, p.group, p.smem = []string{sk.name}, gpu.StagedThreads, 1, gpu.StagedSmem(c.dt, c.bwd, n)
+			r := gpu.StagedRows(c.dt)
+			if d.stagedRows > 0 {
+				r = d.stagedRows
+			}
+			blocks := gpu.CeilDiv(rows, int64(gpu.StagedThreads*r))
+			if sk := d.set(c)[gpu.StagedKernel(c.dt, c.bwd, N, r)]; sk != nil && gpu.StagedThreads <= sk.maxThreads && blocks <= 1<<30 {
+				p.names, p.threads, p.group, p.smem = []string{sk.name}, gpu.StagedThreads, 1, gpu.StagedSmem(c.dt, c.bwd, n, r)
 				p.vec, p.shift = false, false // it copies the block's rows, not a row's packs
 				p.grid[0] = int(blocks)
 			}

@@ -1924,105 +1924,118 @@ __device__ __forceinline__ int staged_col(int turn, int i, int n) {
 	return j >= n ? j - n : j;
 }
 
-// staged_copy copies count elements of each of the A arrays src[a] to
-// dst[a] in 16-byte packs (the arrays start on 16 bytes), at most U packs
-// a thread of each, all its loads issued before its first store; the last
-// count mod P elements (only in the buffer's last block) one at a time.
-template <typename T, int U, int A>
-__device__ __forceinline__ void staged_copy(T* const (&dst)[A], const T* const (&src)[A], int count) {
+// staged_in copies count elements of each of the A arrays src[a]
+// (global memory, starting on 16 bytes) into dst[a] (shared memory) in
+// 16-byte packs through cp.async (sm_async_copy), so a thread's copies are
+// all in flight at once and hold no registers; the last count mod P
+// elements (only in the buffer's last block) one at a time. It returns
+// when the block's copies have landed.
+template <typename T, int A>
+__device__ __forceinline__ void staged_in(T* const (&dst)[A], const T* const (&src)[A], int count) {
 	constexpr int P = 16 / (int)sizeof(T);
 	const int packs = count / P;
-	Pack<T, P> r[A][U];
+	for (int i = (int)threadIdx.x; i < packs; i += SM_STAGED_THREADS)
 #pragma unroll
-	for (int u = 0; u < U; ++u) {
-		const int i = (int)threadIdx.x + u * SM_STAGED_THREADS;
-#pragma unroll
-		for (int a = 0; a < A; ++a)
-			if (i < packs) r[a][u] = reinterpret_cast<const Pack<T, P>*>(src[a])[i];
-	}
-#pragma unroll
-	for (int u = 0; u < U; ++u) {
-		const int i = (int)threadIdx.x + u * SM_STAGED_THREADS;
-#pragma unroll
-		for (int a = 0; a < A; ++a)
-			if (i < packs) reinterpret_cast<Pack<T, P>*>(dst[a])[i] = r[a][u];
-	}
+		for (int a = 0; a < A; ++a) sm_async_copy<16>(dst[a] + i * P, src[a] + i * P);
 	for (int i = packs * P + (int)threadIdx.x; i < count; i += SM_STAGED_THREADS)
 #pragma unroll
 		for (int a = 0; a < A; ++a) dst[a][i] = src[a][i];
+	sm_async_commit();
+	sm_async_wait_all();
+	__syncthreads();
+}
+
+// staged_out copies count elements from src (shared memory) to dst
+// (global memory, starting on 16 bytes), after the block's last writes to
+// src: in 16-byte packs, the last count mod P elements one at a time.
+template <typename T> __device__ __forceinline__ void staged_out(T* dst, const T* src, int count) {
+	constexpr int P = 16 / (int)sizeof(T);
+	const int packs = count / P;
+	__syncthreads();
+	for (int i = (int)threadIdx.x; i < packs; i += SM_STAGED_THREADS)
+		reinterpret_cast<Pack<T, P>*>(dst)[i] = reinterpret_cast<const Pack<T, P>*>(src)[i];
+	for (int i = packs * P + (int)threadIdx.x; i < count; i += SM_STAGED_THREADS) dst[i] = src[i];
 }
 
 // StagedBlock is a staged block's place: its first row, its rows'
-// elements (count), this thread's row and whether it is one of the call's.
-template <typename T, int N> struct StagedBlock {
-	static constexpr int U = (N * (int)sizeof(T) + 15) / 16; // packs a thread copies of each array
+// elements (count) and where this thread starts its rows. A block takes R
+// rows a thread (SM_STAGED_THREADS * R rows): thread t's are t, t +
+// SM_STAGED_THREADS, ..., so R times the bytes in flight as the block
+// copies them in.
+template <typename T, int N, int R> struct StagedBlock {
 	i64 first;
 	int n, count, turn;
-	bool valid;
 	__device__ __forceinline__ explicit StagedBlock(const View& v) {
 		n = (int)v.n;
-		first = (i64)blockIdx.x * SM_STAGED_THREADS;
+		first = (i64)blockIdx.x * (SM_STAGED_THREADS * R);
 		const i64 left = v.rows - first;
-		count = (int)(left < SM_STAGED_THREADS ? left : SM_STAGED_THREADS) * n;
-		valid = (int)threadIdx.x * n < count;
+		count = (int)(left < SM_STAGED_THREADS * R ? left : SM_STAGED_THREADS * R) * n;
 		turn = staged_turn<T>(n);
 	}
+	// row is the offset in the block's rows of this thread's r-th row.
+	__device__ __forceinline__ int row(int r) const { return ((int)threadIdx.x + r * SM_STAGED_THREADS) * n; }
 };
 
 // fwd_rows_staged: arithmetic as fwd_row's (fwd_vals, then row_exact_fwd
 // for the rows it cannot finish, here over the row in shared memory, in
 // place: each element is read before it is written).
-template <typename T, int N> __device__ __forceinline__ void fwd_rows_staged(const T* x, T* y, const View& v) {
+template <typename T, int N, int R> __device__ __forceinline__ void fwd_rows_staged(const T* x, T* y, const View& v) {
 	typedef typename Num<T>::acc A;
-	const StagedBlock<T, N> b(v);
+	typedef StagedBlock<T, N, R> Block;
+	const Block b(v);
 	T* s = reinterpret_cast<T*>(sm_dynamic);
-	staged_copy<T, StagedBlock<T, N>::U, 1>({s}, {x + b.first * b.n}, b.count);
-	__syncthreads();
+	staged_in<T, 1>({s}, {x + b.first * b.n}, b.count);
 	const RowGroup g(1, RowGroup::Shifted{});
-	T* row = s + threadIdx.x * b.n;
-	A val[N];
-#pragma unroll
-	for (int i = 0; i < N; ++i)
-		val[i] = b.valid && i < b.n ? Num<T>::in(row[staged_col(b.turn, i, b.n)]) : -sm_inf<A>();
-	const bool exact = fwd_vals<T, N, true>(v, b.valid, g, val);
-	if (b.valid && !exact)
+#pragma unroll 1
+	for (int r = 0; r < R; ++r) {
+		const bool valid = b.row(r) < b.count;
+		T* row = s + b.row(r);
+		A val[N];
 #pragma unroll
 		for (int i = 0; i < N; ++i)
-			if (i < b.n) row[staged_col(b.turn, i, b.n)] = Num<T>::out(val[i]);
-	if (g.any(exact)) row_exact_fwd<T>(row, row, v, 0, exact, g);
-	__syncthreads();
-	staged_copy<T, StagedBlock<T, N>::U, 1>({y + b.first * b.n}, {s}, b.count);
+			val[i] = valid && i < b.n ? Num<T>::in(row[staged_col(b.turn, i, b.n)]) : -sm_inf<A>();
+		const bool exact = fwd_vals<T, N, true>(v, valid, g, val);
+		if (valid && !exact)
+#pragma unroll
+			for (int i = 0; i < N; ++i)
+				if (i < b.n) row[staged_col(b.turn, i, b.n)] = Num<T>::out(val[i]);
+		if (g.any(exact)) row_exact_fwd<T>(row, row, v, 0, exact, g);
+	}
+	staged_out(y + b.first * b.n, s, b.count);
 }
 
 // bwd_rows_staged: y and dy staged side by side, dx written over dy's
 // row; arithmetic as bwd_row's (grad_row, whose exact path reads and
 // writes the rows in shared memory, an element's dx after its y and dy).
-template <typename T, int N>
+template <typename T, int N, int R>
 __device__ __forceinline__ void bwd_rows_staged(const T* y, const T* dy, T* dx, const View& v) {
 	typedef typename Num<T>::acc A;
-	const StagedBlock<T, N> b(v);
+	typedef StagedBlock<T, N, R> Block;
+	const Block b(v);
 	T* sy = reinterpret_cast<T*>(sm_dynamic);
-	T* sg = sy + SM_STAGED_THREADS * b.n; // 16-byte aligned: SM_STAGED_THREADS * sizeof(T) is
-	staged_copy<T, StagedBlock<T, N>::U, 2>({sy, sg}, {y + b.first * b.n, dy + b.first * b.n}, b.count);
-	__syncthreads();
+	T* sg = sy + SM_STAGED_THREADS * R * b.n; // 16-byte aligned: SM_STAGED_THREADS * sizeof(T) is
+	staged_in<T, 2>({sy, sg}, {y + b.first * b.n, dy + b.first * b.n}, b.count);
 	const RowGroup g(1, RowGroup::Shifted{});
 	const A yfill = v.log ? -sm_inf<A>() : A(0); // columns past n: contribute nothing
-	T* ry = sy + threadIdx.x * b.n;
-	T* rg = sg + threadIdx.x * b.n;
-	A vy[N], vg[N];
+#pragma unroll 1
+	for (int r = 0; r < R; ++r) {
+		const bool valid = b.row(r) < b.count;
+		T* ry = sy + b.row(r);
+		T* rg = sg + b.row(r);
+		A vy[N], vg[N];
 #pragma unroll
-	for (int i = 0; i < N; ++i) {
-		const bool in = b.valid && i < b.n;
-		const int j = staged_col(b.turn, i, b.n);
-		vy[i] = in ? Num<T>::in(ry[j]) : yfill;
-		vg[i] = in ? Num<T>::in(rg[j]) : A(0);
+		for (int i = 0; i < N; ++i) {
+			const bool in = valid && i < b.n;
+			const int j = staged_col(b.turn, i, b.n);
+			vy[i] = in ? Num<T>::in(ry[j]) : yfill;
+			vg[i] = in ? Num<T>::in(rg[j]) : A(0);
+		}
+		if (grad_row<T, N>(ry, rg, rg, v, 0, valid, g, vy, vg))
+#pragma unroll
+			for (int i = 0; i < N; ++i)
+				if (i < b.n) rg[staged_col(b.turn, i, b.n)] = Num<T>::out(vg[i]);
 	}
-	if (grad_row<T, N>(ry, rg, rg, v, 0, b.valid, g, vy, vg))
-#pragma unroll
-		for (int i = 0; i < N; ++i)
-			if (i < b.n) rg[staged_col(b.turn, i, b.n)] = Num<T>::out(vg[i]);
-	__syncthreads();
-	staged_copy<T, StagedBlock<T, N>::U, 1>({dx + b.first * b.n}, {sg}, b.count);
+	staged_out(dx + b.first * b.n, sg, b.count);
 }
 
 // -------------------------------- tier 2: block per row, row in shared memory --

@@ -1,6 +1,9 @@
 package gpu
 
-import "os"
+import (
+	"os"
+	"strconv"
+)
 
 // Tier 1's staged kernels (CUDA, cukernels/softmax.cuh fwd_rows_staged and
 // bwd_rows_staged): short rows, unmasked and non-causal, a thread a row.
@@ -36,17 +39,51 @@ func StagedShape(n int64) (N int, ok bool) {
 	return 0, false
 }
 
-// StagedKernel names t's staged kernel of rows up to N columns.
-func StagedKernel(t Dtype, bwd bool, N int) string { return tierKernel("staged", t, bwd, N, "") }
+// stagedRs are the rows a thread the staged kernels exist for: a block
+// takes StagedThreads x R rows.
+var stagedRs = [...]int{1, 2}
+
+// StagedRs lists the staged kernels' rows a thread.
+func StagedRs() []int { return stagedRs[:] }
+
+// StagedRows is the rows a thread of t's staged kernels that the plan
+// takes: 2 for the half types, whose rows hold half float32's bytes, so
+// that a block has as many bytes in flight; 1 for float32.
+// SOFTMAX_STAGED_ROWS=1 or =2 sets it for every type (a tuning knob for
+// benchmarks, read once at start).
+func StagedRows(t Dtype) int {
+	switch stagedRowsSetting {
+	case "1":
+		return 1
+	case "2":
+		return 2
+	}
+	if t.Size() == 2 {
+		return 2
+	}
+	return 1
+}
+
+var stagedRowsSetting = os.Getenv("SOFTMAX_STAGED_ROWS")
+
+// StagedKernel names t's staged kernel of rows up to N columns, r rows a
+// thread.
+func StagedKernel(t Dtype, bwd bool, N, r int) string {
+	form := ""
+	if r > 1 {
+		form = "r" + strconv.Itoa(r)
+	}
+	return tierKernel("staged", t, bwd, N, form)
+}
 
 // StagedSmem is the dynamic shared memory of a staged block over rows of
-// n columns of t: its rows, of y and dy backward.
-func StagedSmem(t Dtype, bwd bool, n int64) int {
+// n columns of t, r rows a thread: its rows, of y and dy backward.
+func StagedSmem(t Dtype, bwd bool, n int64, r int) int {
 	arrays := int64(1)
 	if bwd {
 		arrays = 2
 	}
-	return int(StagedThreads * n * int64(t.Size()) * arrays)
+	return int(StagedThreads * int64(r) * n * int64(t.Size()) * arrays)
 }
 
 // StagedOn says whether tier 1 takes the staged kernels for calls of rows

@@ -208,7 +208,10 @@ func TestStagedShape(t *testing.T) {
 			t.Errorf("StagedShape(%d) = %d, %v; want %d, %v", c.n, N, ok, c.N, c.ok)
 		}
 	}
-	if got := StagedSmem(Float16, true, 10); got != 128*10*2*2 {
-		t.Errorf("StagedSmem(float16, backward, 10) = %d, want %d", got, 128*10*2*2)
+	if got := StagedSmem(Float16, true, 10, 2); got != 128*2*10*2*2 {
+		t.Errorf("StagedSmem(float16, backward, 10, 2) = %d, want %d", got, 128*2*10*2*2)
+	}
+	if got := StagedKernel(BFloat16, false, 16, 2); got != "softmax_fwd_staged16r2_bf16" {
+		t.Errorf("StagedKernel(bfloat16, forward, 16, 2) = %s", got)
 	}
 }
