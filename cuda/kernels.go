@@ -80,7 +80,7 @@ func kernelNames() []string {
 			}
 			if gpu.StagedKernels(dt) {
 				for _, N := range gpu.StagedNs() {
-					for _, r := range gpu.StagedRs() {
+					for _, r := range gpu.StagedRs(dir == "bwd") {
 						names = append(names, gpu.StagedKernel(dt, dir == "bwd", N, r))
 					}
 				}
@@ -1011,8 +1011,8 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		staged := gpu.StagedOn(c.dt, keep, rows, n) && !d.forcesRowsKernel() && !d.strided && !d.stridedBatch ||
 			d.staged && keep == gpu.KeepAll
 		if N, ok := gpu.StagedShape(n); staged && ok && aligned(c.bufs, vecBytes) {
-			r := gpu.StagedRows(c.dt)
-			if d.stagedRows > 0 {
+			r := gpu.StagedRows(c.dt, c.bwd)
+			if d.stagedRows > 0 && !c.bwd {
 				r = d.stagedRows
 			}
 			blocks := gpu.CeilDiv(rows, int64(gpu.StagedThreads*r))

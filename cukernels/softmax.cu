@@ -225,26 +225,28 @@ SM_STRBATCH_F32(2, 10)
 SM_STRBATCH_F32(4, 8)
 // Tier 1's staged kernels (fwd_rows_staged, bwd_rows_staged:
 // internal/gpu.StagedOn): unmasked, non-causal rows of up to N = 8, 16, 32
-// columns, a thread a row, or R = 2 rows (`r2`), blocks of
-// SM_STAGED_THREADS copying their rows through shared memory in packs
-// (dynamic: the rows' bytes, twice backward). float32 and the half types.
-// Launch bounds from ptxas (sm_90): the most blocks an SM at which no
-// kernel of that N spills, 10 at N = 8 (40-48 registers), 8 at 16
-// (56-64); N = 32 takes none (72-120 registers; the float32 backward
-// spills 4 bytes at 96), its row's values and their shared-memory columns
-// being live together.
-#define SM_STAGED(N, R, FORM, BB, S, T)                                                                 \
+// columns, a thread a row, and the forward's at R = 2 rows a thread
+// (`r2`), blocks of SM_STAGED_THREADS copying their rows through shared
+// memory in packs (dynamic: the rows' bytes, twice backward). float32 and
+// the half types. Launch bounds from ptxas (sm_90): the most blocks an SM
+// at which no kernel of that N spills, 10 at N = 8 (REGS8), 8 at 16
+// (REGS16); N = 32 takes none (REGS32). (The backward at R = 2 was slower
+// everywhere: GPU entry 103.)
+#define SM_STAGED_FWD(N, R, FORM, BB, S, T)                                                            \
 	extern "C" __global__ void __launch_bounds__(SM_STAGED_THREADS, BB)                                 \
 	    softmax_fwd_staged##N##FORM##_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {          \
 		fwd_rows_staged<T, N, R>(x, y, SM_VIEW());                                                      \
-	}                                                                                                   \
-	extern "C" __global__ void __launch_bounds__(SM_STAGED_THREADS, BB) softmax_bwd_staged##N##FORM##_##S( \
-	    const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {                              \
-		bwd_rows_staged<T, N, R>(y, dy, dx, SM_VIEW());                                                 \
+	}
+#define SM_STAGED_BWD(N, BB, S, T)                                                                      \
+	extern "C" __global__ void __launch_bounds__(SM_STAGED_THREADS, BB)                                 \
+	    softmax_bwd_staged##N##_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {  \
+		bwd_rows_staged<T, N, 1>(y, dy, dx, SM_VIEW());                                                 \
 	}
 #define SM_STAGED_ALL(S, T)                                                                             \
-	SM_STAGED(8, 1, , 10, S, T) SM_STAGED(16, 1, , 8, S, T) SM_STAGED(32, 1, , 1, S, T)                 \
-	    SM_STAGED(8, 2, r2, 10, S, T) SM_STAGED(16, 2, r2, 8, S, T) SM_STAGED(32, 2, r2, 1, S, T)
+	SM_STAGED_FWD(8, 1, , 10, S, T) SM_STAGED_FWD(16, 1, , 8, S, T) SM_STAGED_FWD(32, 1, , 1, S, T)     \
+	    SM_STAGED_FWD(8, 2, r2, 8, S, T) SM_STAGED_FWD(16, 2, r2, 6, S, T)                               \
+	        SM_STAGED_FWD(32, 2, r2, 1, S, T) SM_STAGED_BWD(8, 10, S, T) SM_STAGED_BWD(16, 8, S, T)     \
+	            SM_STAGED_BWD(32, 1, S, T)
 SM_STAGED_ALL(f32, float)
 SM_STAGED_ALL(f16, sm_half)
 SM_STAGED_ALL(bf16, sm_bf16)

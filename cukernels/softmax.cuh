@@ -1924,37 +1924,34 @@ __device__ __forceinline__ int staged_col(int turn, int i, int n) {
 	return j >= n ? j - n : j;
 }
 
-// staged_in copies count elements of each of the A arrays src[a]
-// (global memory, starting on 16 bytes) into dst[a] (shared memory) in
-// 16-byte packs through cp.async (sm_async_copy), so a thread's copies are
-// all in flight at once and hold no registers; the last count mod P
-// elements (only in the buffer's last block) one at a time. It returns
-// when the block's copies have landed.
-template <typename T, int A>
-__device__ __forceinline__ void staged_in(T* const (&dst)[A], const T* const (&src)[A], int count) {
+// staged_copy copies count elements of each of the A arrays src[a] to
+// dst[a] in 16-byte packs (the arrays start on 16 bytes), at most U packs
+// a thread of each, all its loads issued before its first store; the last
+// count mod P elements (only in the buffer's last block) one at a time.
+// (Copying in through cp.async, which holds no registers, ran 5-14%
+// slower at 10 columns, docs/PERFORMANCE.md GPU entry 103.)
+template <typename T, int U, int A>
+__device__ __forceinline__ void staged_copy(T* const (&dst)[A], const T* const (&src)[A], int count) {
 	constexpr int P = 16 / (int)sizeof(T);
 	const int packs = count / P;
-	for (int i = (int)threadIdx.x; i < packs; i += SM_STAGED_THREADS)
+	Pack<T, P> r[A][U];
 #pragma unroll
-		for (int a = 0; a < A; ++a) sm_async_copy<16>(dst[a] + i * P, src[a] + i * P);
+	for (int u = 0; u < U; ++u) {
+		const int i = (int)threadIdx.x + u * SM_STAGED_THREADS;
+#pragma unroll
+		for (int a = 0; a < A; ++a)
+			if (i < packs) r[a][u] = reinterpret_cast<const Pack<T, P>*>(src[a])[i];
+	}
+#pragma unroll
+	for (int u = 0; u < U; ++u) {
+		const int i = (int)threadIdx.x + u * SM_STAGED_THREADS;
+#pragma unroll
+		for (int a = 0; a < A; ++a)
+			if (i < packs) reinterpret_cast<Pack<T, P>*>(dst[a])[i] = r[a][u];
+	}
 	for (int i = packs * P + (int)threadIdx.x; i < count; i += SM_STAGED_THREADS)
 #pragma unroll
 		for (int a = 0; a < A; ++a) dst[a][i] = src[a][i];
-	sm_async_commit();
-	sm_async_wait_all();
-	__syncthreads();
-}
-
-// staged_out copies count elements from src (shared memory) to dst
-// (global memory, starting on 16 bytes), after the block's last writes to
-// src: in 16-byte packs, the last count mod P elements one at a time.
-template <typename T> __device__ __forceinline__ void staged_out(T* dst, const T* src, int count) {
-	constexpr int P = 16 / (int)sizeof(T);
-	const int packs = count / P;
-	__syncthreads();
-	for (int i = (int)threadIdx.x; i < packs; i += SM_STAGED_THREADS)
-		reinterpret_cast<Pack<T, P>*>(dst)[i] = reinterpret_cast<const Pack<T, P>*>(src)[i];
-	for (int i = packs * P + (int)threadIdx.x; i < count; i += SM_STAGED_THREADS) dst[i] = src[i];
 }
 
 // StagedBlock is a staged block's place: its first row, its rows'
@@ -1963,6 +1960,7 @@ template <typename T> __device__ __forceinline__ void staged_out(T* dst, const T
 // SM_STAGED_THREADS, ..., so R times the bytes in flight as the block
 // copies them in.
 template <typename T, int N, int R> struct StagedBlock {
+	static constexpr int U = (R * N * (int)sizeof(T) + 15) / 16; // packs a thread copies of each array
 	i64 first;
 	int n, count, turn;
 	__device__ __forceinline__ explicit StagedBlock(const View& v) {
@@ -1984,7 +1982,8 @@ template <typename T, int N, int R> __device__ __forceinline__ void fwd_rows_sta
 	typedef StagedBlock<T, N, R> Block;
 	const Block b(v);
 	T* s = reinterpret_cast<T*>(sm_dynamic);
-	staged_in<T, 1>({s}, {x + b.first * b.n}, b.count);
+	staged_copy<T, Block::U, 1>({s}, {x + b.first * b.n}, b.count);
+	__syncthreads();
 	const RowGroup g(1, RowGroup::Shifted{});
 #pragma unroll 1
 	for (int r = 0; r < R; ++r) {
@@ -2001,7 +2000,8 @@ template <typename T, int N, int R> __device__ __forceinline__ void fwd_rows_sta
 				if (i < b.n) row[staged_col(b.turn, i, b.n)] = Num<T>::out(val[i]);
 		if (g.any(exact)) row_exact_fwd<T>(row, row, v, 0, exact, g);
 	}
-	staged_out(y + b.first * b.n, s, b.count);
+	__syncthreads();
+	staged_copy<T, Block::U, 1>({y + b.first * b.n}, {s}, b.count);
 }
 
 // bwd_rows_staged: y and dy staged side by side, dx written over dy's
@@ -2014,7 +2014,8 @@ __device__ __forceinline__ void bwd_rows_staged(const T* y, const T* dy, T* dx, 
 	const Block b(v);
 	T* sy = reinterpret_cast<T*>(sm_dynamic);
 	T* sg = sy + SM_STAGED_THREADS * R * b.n; // 16-byte aligned: SM_STAGED_THREADS * sizeof(T) is
-	staged_in<T, 2>({sy, sg}, {y + b.first * b.n, dy + b.first * b.n}, b.count);
+	staged_copy<T, Block::U, 2>({sy, sg}, {y + b.first * b.n, dy + b.first * b.n}, b.count);
+	__syncthreads();
 	const RowGroup g(1, RowGroup::Shifted{});
 	const A yfill = v.log ? -sm_inf<A>() : A(0); // columns past n: contribute nothing
 #pragma unroll 1
@@ -2035,7 +2036,8 @@ __device__ __forceinline__ void bwd_rows_staged(const T* y, const T* dy, T* dx, 
 			for (int i = 0; i < N; ++i)
 				if (i < b.n) rg[staged_col(b.turn, i, b.n)] = Num<T>::out(vg[i]);
 	}
-	staged_out(dx + b.first * b.n, sg, b.count);
+	__syncthreads();
+	staged_copy<T, Block::U, 1>({dx + b.first * b.n}, {sg}, b.count);
 }
 
 // -------------------------------- tier 2: block per row, row in shared memory --

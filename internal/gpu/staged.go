@@ -39,26 +39,31 @@ func StagedShape(n int64) (N int, ok bool) {
 	return 0, false
 }
 
-// stagedRs are the rows a thread the staged kernels exist for: a block
-// takes StagedThreads x R rows.
+// stagedRs are the rows a thread the staged forward kernels exist for: a
+// block takes StagedThreads x R rows. The backward has R = 1 only (at 2
+// it ran slower on every row measured: docs/PERFORMANCE.md GPU entry 103).
 var stagedRs = [...]int{1, 2}
 
-// StagedRs lists the staged kernels' rows a thread.
-func StagedRs() []int { return stagedRs[:] }
+// StagedRs lists the staged kernels' rows a thread, forward or backward.
+func StagedRs(bwd bool) []int {
+	if bwd {
+		return stagedRs[:1]
+	}
+	return stagedRs[:]
+}
 
 // StagedRows is the rows a thread of t's staged kernels that the plan
-// takes: 2 for the half types, whose rows hold half float32's bytes, so
-// that a block has as many bytes in flight; 1 for float32.
-// SOFTMAX_STAGED_ROWS=1 or =2 sets it for every type (a tuning knob for
-// benchmarks, read once at start).
-func StagedRows(t Dtype) int {
-	switch stagedRowsSetting {
-	case "1":
+// takes: 2 for the half types' forward, whose rows hold half float32's
+// bytes, so that a block has as many bytes in flight; 1 else.
+// SOFTMAX_STAGED_ROWS=1 or =2 sets the forward's for every type (a tuning
+// knob for benchmarks, read once at start).
+func StagedRows(t Dtype, bwd bool) int {
+	switch {
+	case bwd:
 		return 1
-	case "2":
-		return 2
-	}
-	if t.Size() == 2 {
+	case stagedRowsSetting == "1":
+		return 1
+	case stagedRowsSetting == "2" || t.Size() == 2:
 		return 2
 	}
 	return 1
