@@ -1302,15 +1302,40 @@ func TestGPUStridedBatch(t *testing.T) {
 	}
 }
 
-// TestGPUStaged runs tier 1's staged kernels (a thread a row, a block's
+// TestGPUStaged checks the staged kernels' rule (gpu.StagedOn) through
+// dispatch, then runs tier 1's staged kernels (a thread a row, a block's
 // rows copied through shared memory in packs: gpu.StagedShape) against
 // the reference: the three types, rows of 1 to 32 columns around each N,
-// row counts that leave the last block part empty and end the buffer off
-// a pack (its last elements copied one at a time), every bwdVariant
-// (special values take the exact path in shared memory); then in place (y
-// over x, dx over dy), and buffers off 16 bytes, which keep other kernels.
+// the forward at 1 and 2 rows a thread, row counts that leave the last
+// block part empty and end the buffer off a pack (its last elements
+// copied one at a time), every bwdVariant (special values take the exact
+// path in shared memory); then in place (y over x, dx over dy), and
+// buffers off 16 bytes, which keep other kernels.
 func TestGPUStaged(t *testing.T) {
 	d := device(t)
+	if !tierKnobsSet() {
+		for _, c := range []struct {
+			dt    Dtype
+			shape []int
+			bwd   bool
+			want  string // "": not a staged kernel
+		}{
+			{Float32, []int{1 << 20, 10}, false, "softmax_fwd_staged16_f32"},
+			{Float32, []int{1 << 20, 10}, true, "softmax_bwd_staged16_f32"},
+			{Float32, []int{65536, 10}, true, ""}, // under gpu.StagedMinRows
+			{Float32, []int{1 << 20, 16}, true, ""},
+			{Float16, []int{1 << 20, 10}, false, "softmax_fwd_staged16r2_f16"},
+			{Float16, []int{16, 4096, 30}, false, "softmax_fwd_staged32_f16"},
+			{BFloat16, []int{1 << 20, 8}, false, ""},
+			{BFloat16, []int{1 << 20, 32}, true, "softmax_bwd_staged32_bf16"},
+			{BFloat16, []int{1 << 18, 32}, true, ""},
+		} {
+			p := planWith(t, d, c.dt, c.shape, layout.Params{Axis: -1, Scale: 1, Log: c.bwd}, c.bwd, TierAuto)
+			if got := p.names[0]; c.want == "" && strings.Contains(got, "_staged") || c.want != "" && got != c.want {
+				t.Errorf("%v %v bwd %v: kernel %s, want %q", c.dt, c.shape, c.bwd, got, c.want)
+			}
+		}
+	}
 	d.staged = true
 	defer func() { d.staged = false }()
 	rng := rand.New(rand.NewPCG(64, 64))
@@ -1644,7 +1669,7 @@ func TestGPUShifted(t *testing.T) {
 // grid, or tier 8's, is set, so that the tests checking plans against the
 // rules skip.
 func tierKnobsSet() bool {
-	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_ROWS_BLOCK", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_LSTREAM_PACKS", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_CGRID_LOG", "SOFTMAX_WIDE", "SOFTMAX_ONCE", "SOFTMAX_ONCE_GROUPS", "SOFTMAX_SHIFT", "SOFTMAX_CGRID_SHIFT", "SOFTMAX_STRIDED", "SOFTMAX_STRIDED_BATCH", "SOFTMAX_STAGED"} {
+	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_ROWS_BLOCK", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_LSTREAM_PACKS", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_CGRID_LOG", "SOFTMAX_WIDE", "SOFTMAX_ONCE", "SOFTMAX_ONCE_GROUPS", "SOFTMAX_SHIFT", "SOFTMAX_CGRID_SHIFT", "SOFTMAX_STRIDED", "SOFTMAX_STRIDED_BATCH", "SOFTMAX_STAGED", "SOFTMAX_STAGED_ROWS"} {
 		if os.Getenv(k) != "" {
 			return true
 		}

@@ -52,22 +52,34 @@ func StagedRs(bwd bool) []int {
 	return stagedRs[:]
 }
 
-// StagedRows is the rows a thread of t's staged kernels that the plan
-// takes: 2 for the half types' forward, whose rows hold half float32's
-// bytes, so that a block has as many bytes in flight; 1 else.
-// SOFTMAX_STAGED_ROWS=1 or =2 sets the forward's for every type (a tuning
-// knob for benchmarks, read once at start).
-func StagedRows(t Dtype, bwd bool) int {
+// StagedRows is the rows a thread of the staged kernels that the plan
+// takes for calls of rows x n of t: 2 for the half types' forward of rows
+// of under 16 columns from StagedLongRows rows, where a block of 128 rows
+// holds too few bytes to keep the copy's rate (1.04-1.15x over R = 1 at
+// 1048576 rows of 3-12 columns, docs/PERFORMANCE.md GPU entry 103); 1
+// else (R = 1 was ahead at 262144 rows and fewer, and level at 20-32
+// columns; the backward has R = 1 only). SOFTMAX_STAGED_ROWS=1 or =2 sets
+// the forward's for every call (a tuning knob for benchmarks, read once
+// at start).
+func StagedRows(t Dtype, bwd bool, rows, n int64) int {
 	switch {
 	case bwd:
 		return 1
 	case stagedRowsSetting == "1":
 		return 1
-	case stagedRowsSetting == "2" || t.Size() == 2:
+	case stagedRowsSetting == "2":
+		return 2
+	case t.Size() == 2 && n < 16 && rows >= StagedLongRows:
 		return 2
 	}
 	return 1
 }
+
+// StagedLongRows is the fewest rows at which the rule takes the half
+// types' 2 rows a thread and their whole-pack backward rows of 24 and 32
+// columns: the row count measured there (entry 103; 262144 was the next
+// below).
+const StagedLongRows = 1 << 20
 
 var stagedRowsSetting = os.Getenv("SOFTMAX_STAGED_ROWS")
 
@@ -93,15 +105,48 @@ func StagedSmem(t Dtype, bwd bool, n int64, r int) int {
 
 // StagedOn says whether tier 1 takes the staged kernels for calls of rows
 // x n of t (the caller checks StagedShape and the buffers' alignment):
-// unmasked, non-causal rows (keep is KeepAll) of at most 32 columns. Not
-// measured yet: no call takes them but under SOFTMAX_STAGED=1, which takes
-// them for every call they fit (=0: none; tuning knobs for benchmarks,
-// read once at start).
-func StagedOn(t Dtype, keep Keep, rows, n int64) bool {
+// unmasked, non-causal rows (keep is KeepAll) of at most 32 columns where
+// the H100 ran them faster than the other plans (docs/PERFORMANCE.md GPU
+// entry 103, calls 1-3, two rounds each; 65536 to 4194304 rows of 3-32
+// columns):
+//   - float32 forward, every row: 1.08-2.0x (1048576x10 59.5 -> 32.8 us),
+//     level at 8 and 24 columns (whole packs in groups that fill);
+//   - float32 backward of a part pack from 5 columns and StagedMinRows
+//     rows: 1.13-1.50x (1048576x30 192.3 -> 128.4 us); whole packs level
+//     (0.98-1.01x), 3 columns 0.97x, 65536x10 0.97x;
+//   - the half types' forward of a part pack (n not a multiple of 8):
+//     1.3-4.3x from 7 columns (1048576x30 263.6 -> 60.8 us), at 3 and 5
+//     columns only at 2 rows a thread (1.03-1.08x at 1048576 rows; 0.95x
+//     at 1); whole packs slower (0.73-0.96x at 8, 16, 24; 32 mixed);
+//   - the half types' backward of a part pack: 1.06-1.57x; of 24 and 32
+//     columns (whole packs) from StagedLongRows rows: 1.07-1.18x (at 131072
+//     and 262144 rows of 32, 0.90-0.97x); 8 and 16 columns 0.89x and 1.02x.
+//
+// SOFTMAX_STAGED=1 takes them for every call they fit, =0 for none
+// (tuning knobs for benchmarks, read once at start).
+func StagedOn(t Dtype, bwd bool, keep Keep, rows, n int64) bool {
 	if stagedSetting == "0" || keep != KeepAll || !StagedKernels(t) {
 		return false
 	}
-	return stagedSetting == "1"
+	if stagedSetting == "1" {
+		return true
+	}
+	part := n%int64(16/t.Size()) != 0
+	switch {
+	case t == Float32 && !bwd:
+		return true
+	case t == Float32:
+		return part && n > 4 && rows >= StagedMinRows
+	case !bwd:
+		return part && (n > 8 || rows >= StagedLongRows)
+	default:
+		return part || n >= 24 && rows >= StagedLongRows
+	}
 }
+
+// StagedMinRows is the fewest rows at which the rule takes the float32
+// backward: at 65536 rows of 10 columns (8 us) it ran 0.97x, at 131072
+// 1.05x.
+const StagedMinRows = 1 << 17
 
 var stagedSetting = os.Getenv("SOFTMAX_STAGED")

@@ -215,3 +215,53 @@ func TestStagedShape(t *testing.T) {
 		t.Errorf("StagedKernel(bfloat16, forward, 16, 2) = %s", got)
 	}
 }
+
+// TestStagedOn checks the staged kernels' rule (unless SOFTMAX_STAGED or
+// SOFTMAX_STAGED_ROWS is set) against its cases, written out: which calls
+// take them, and at how many rows a thread.
+func TestStagedOn(t *testing.T) {
+	if stagedSetting != "" || stagedRowsSetting != "" {
+		t.Skip("SOFTMAX_STAGED or SOFTMAX_STAGED_ROWS replaces the rule")
+	}
+	for _, c := range []struct {
+		t      Dtype
+		bwd    bool
+		keep   Keep
+		rows   int64
+		n      int64
+		on     bool
+		stride int // rows a thread, where on
+	}{
+		{Float32, false, KeepAll, 65536, 10, true, 1},
+		{Float32, false, KeepAll, 1 << 20, 8, true, 1},
+		{Float32, false, KeepAll, 1 << 20, 3, true, 1},
+		{Float32, false, KeepCausal, 1 << 20, 10, false, 0},
+		{Float32, false, KeepMask, 1 << 20, 10, false, 0},
+		{Float64, false, KeepAll, 1 << 20, 10, false, 0},
+		{Float32, true, KeepAll, 1 << 17, 10, true, 1},
+		{Float32, true, KeepAll, 1<<17 - 1, 10, false, 0},
+		{Float32, true, KeepAll, 1 << 20, 3, false, 0},
+		{Float32, true, KeepAll, 1 << 20, 5, true, 1},
+		{Float32, true, KeepAll, 1 << 20, 16, false, 0},
+		{Float32, true, KeepAll, 1 << 20, 30, true, 1},
+		{Float16, false, KeepAll, 65536, 10, true, 1},
+		{Float16, false, KeepAll, 1 << 20, 10, true, 2},
+		{BFloat16, false, KeepAll, 1 << 20, 5, true, 2},
+		{BFloat16, false, KeepAll, 1<<20 - 1, 5, false, 0},
+		{Float16, false, KeepAll, 1 << 20, 20, true, 1},
+		{Float16, false, KeepAll, 1 << 20, 8, false, 0},
+		{Float16, false, KeepAll, 1 << 20, 32, false, 0},
+		{BFloat16, true, KeepAll, 65536, 10, true, 1},
+		{Float16, true, KeepAll, 1 << 20, 3, true, 1},
+		{Float16, true, KeepAll, 1 << 20, 16, false, 0},
+		{Float16, true, KeepAll, 1 << 20, 24, true, 1},
+		{BFloat16, true, KeepAll, 1 << 20, 32, true, 1},
+		{BFloat16, true, KeepAll, 1 << 18, 32, false, 0},
+	} {
+		on := StagedOn(c.t, c.bwd, c.keep, c.rows, c.n)
+		if on != c.on || on && StagedRows(c.t, c.bwd, c.rows, c.n) != c.stride {
+			t.Errorf("%v backward %v keep %v %dx%d: on %v, %d rows a thread; want %v, %d",
+				c.t, c.bwd, c.keep, c.rows, c.n, on, StagedRows(c.t, c.bwd, c.rows, c.n), c.on, c.stride)
+		}
+	}
+}
