@@ -1323,9 +1323,11 @@ func TestGPUStaged(t *testing.T) {
 			{Float32, []int{1 << 20, 10}, false, "softmax_fwd_staged16_f32"},
 			{Float32, []int{1 << 20, 10}, true, "softmax_bwd_staged16_f32"},
 			{Float32, []int{65536, 10}, true, ""}, // under gpu.StagedMinRows
+			{Float16, []int{65536, 10}, false, ""},
+			{Float32, []int{1 << 17, 10}, false, "softmax_fwd_staged16_f32"},
 			{Float32, []int{1 << 20, 16}, true, ""},
 			{Float16, []int{1 << 20, 10}, false, "softmax_fwd_staged16r2_f16"},
-			{Float16, []int{16, 4096, 30}, false, "softmax_fwd_staged32_f16"},
+			{Float16, []int{32, 4096, 30}, false, "softmax_fwd_staged32_f16"}, // 131072 rows over two dimensions
 			{BFloat16, []int{1 << 20, 8}, false, ""},
 			{BFloat16, []int{1 << 20, 32}, true, "softmax_bwd_staged32_bf16"},
 			{BFloat16, []int{1 << 18, 32}, true, ""},
@@ -1520,7 +1522,7 @@ func TestGPUOnce(t *testing.T) {
 func TestGPUShifted(t *testing.T) {
 	d := device(t)
 	if !tierKnobsSet() {
-		defer func() { d.noStrided = false }()
+		defer func() { d.noStrided, d.noStaged = false, false }()
 		for _, c := range []struct {
 			dt     Dtype
 			n      int
@@ -1548,11 +1550,12 @@ func TestGPUShifted(t *testing.T) {
 			// 8 rows end on a pack boundary, 9 of these lengths do not: the
 			// backward's pipelined kernels need the former (pipeShiftFits).
 			for _, rows := range []int{8, 9} {
-				// The shifted plan with the strided rule off, then, where the
-				// rule takes the row, the rule's kernel (TestGPUStrided).
-				d.noStrided = true
+				// The shifted plan with the strided and staged rules off,
+				// then, where a rule takes the row, its kernel
+				// (TestGPUStrided, TestGPUStaged).
+				d.noStrided, d.noStaged = true, true
 				p := planWith(t, d, c.dt, []int{rows, c.n}, params, c.bwd, TierAuto)
-				d.noStrided = false
+				d.noStrided, d.noStaged = false, false
 				want := c.pipe && (rows == 8 || !c.bwd)
 				if pipe := strings.Contains(p.names[0], "_pipe"); p.shift != c.shift || pipe != want {
 					t.Errorf("%v %dx%d causal %v bwd %v, strided rule off: kernel %s, shifted %v, want %v, pipelined %v", c.dt, rows, c.n, c.causal, c.bwd, p.names[0], p.shift, c.shift, want)
@@ -1560,6 +1563,11 @@ func TestGPUShifted(t *testing.T) {
 				if gpu.StridedOn(c.dt, c.bwd, keep, int64(c.n)) {
 					if p := planWith(t, d, c.dt, []int{rows, c.n}, params, c.bwd, TierAuto); !strings.Contains(p.names[0], "_stronce") || p.shift {
 						t.Errorf("%v %dx%d causal %v bwd %v: kernel %s, shifted %v, want a one-row strided kernel", c.dt, rows, c.n, c.causal, c.bwd, p.names[0], p.shift)
+					}
+				}
+				if gpu.StagedOn(c.dt, c.bwd, keep, int64(rows), int64(c.n)) {
+					if p := planWith(t, d, c.dt, []int{rows, c.n}, params, c.bwd, TierAuto); !strings.Contains(p.names[0], "_staged") {
+						t.Errorf("%v %dx%d causal %v bwd %v: kernel %s, want a staged kernel", c.dt, rows, c.n, c.causal, c.bwd, p.names[0])
 					}
 				}
 			}

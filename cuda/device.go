@@ -109,6 +109,7 @@ type Device struct {
 	stridedBatch bool               // tests: the batched one-row strided kernel wherever it can run
 	noStrided    bool               // tests: tier 1 without the strided rule (gpu.StridedOn), as before it
 	staged       bool               // tests: tier 1's staged kernels wherever they can run
+	noStaged     bool               // tests: tier 1 without the staged rule (gpu.StagedOn), as before it
 	stagedRows   int                // tests: the staged kernels' rows a thread (0: gpu.StagedRows)
 	once         bool               // tests: tier 1's one-row kernel wherever it can run
 	shift        bool               // tests: tier 1's shifted kernels wherever they fit

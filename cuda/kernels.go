@@ -1008,7 +1008,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		// block's rows copied through shared memory in packs, so every
 		// buffer must start on 16 bytes (not where a test forces another of
 		// tier 1's kernels).
-		staged := gpu.StagedOn(c.dt, c.bwd, keep, rows, n) && !d.forcesRowsKernel() && !d.strided && !d.stridedBatch ||
+		staged := gpu.StagedOn(c.dt, c.bwd, keep, rows, n) && !d.noStaged && !d.forcesRowsKernel() && !d.strided && !d.stridedBatch ||
 			d.staged && keep == gpu.KeepAll
 		if N, ok := gpu.StagedShape(n); staged && ok && aligned(c.bufs, vecBytes) {
 			r := gpu.StagedRows(c.dt, c.bwd, rows, n)

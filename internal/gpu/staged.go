@@ -111,9 +111,9 @@ func StagedSmem(t Dtype, bwd bool, n int64, r int) int {
 // columns):
 //   - float32 forward, every row: 1.08-2.0x (1048576x10 59.5 -> 32.8 us),
 //     level at 8 and 24 columns (whole packs in groups that fill);
-//   - float32 backward of a part pack from 5 columns and StagedMinRows
-//     rows: 1.13-1.50x (1048576x30 192.3 -> 128.4 us); whole packs level
-//     (0.98-1.01x), 3 columns 0.97x, 65536x10 0.97x;
+//   - float32 backward of a part pack from 5 columns: 1.05-1.50x
+//     (1048576x30 192.3 -> 128.4 us); whole packs level (0.98-1.01x), 3
+//     columns 0.97x;
 //   - the half types' forward of a part pack (n not a multiple of 8):
 //     1.3-4.3x from 7 columns (1048576x30 263.6 -> 60.8 us), at 3 and 5
 //     columns only at 2 rows a thread (1.03-1.08x at 1048576 rows; 0.95x
@@ -122,8 +122,8 @@ func StagedSmem(t Dtype, bwd bool, n int64, r int) int {
 //     columns (whole packs) from StagedLongRows rows: 1.07-1.18x (at 131072
 //     and 262144 rows of 32, 0.90-0.97x); 8 and 16 columns 0.89x and 1.02x.
 //
-// SOFTMAX_STAGED=1 takes them for every call they fit, =0 for none
-// (tuning knobs for benchmarks, read once at start).
+// All from StagedMinRows rows. SOFTMAX_STAGED=1 takes them for every call
+// they fit, =0 for none (tuning knobs for benchmarks, read once at start).
 func StagedOn(t Dtype, bwd bool, keep Keep, rows, n int64) bool {
 	if stagedSetting == "0" || keep != KeepAll || !StagedKernels(t) {
 		return false
@@ -131,12 +131,15 @@ func StagedOn(t Dtype, bwd bool, keep Keep, rows, n int64) bool {
 	if stagedSetting == "1" {
 		return true
 	}
+	if rows < StagedMinRows {
+		return false
+	}
 	part := n%int64(16/t.Size()) != 0
 	switch {
 	case t == Float32 && !bwd:
 		return true
 	case t == Float32:
-		return part && n > 4 && rows >= StagedMinRows
+		return part && n > 4
 	case !bwd:
 		return part && (n > 8 || rows >= StagedLongRows)
 	default:
@@ -144,9 +147,10 @@ func StagedOn(t Dtype, bwd bool, keep Keep, rows, n int64) bool {
 	}
 }
 
-// StagedMinRows is the fewest rows at which the rule takes the float32
-// backward: at 65536 rows of 10 columns (8 us) it ran 0.97x, at 131072
-// 1.05x.
+// StagedMinRows is the fewest rows the rule gives the staged kernels: at
+// 65536 rows of 10 columns (calls of 6.5-9.5 us) they ran 0.84-1.36x the
+// other plans, faster in one call and slower in the next (entry 103, calls
+// 3 and 4); from 131072 rows 1.05-1.48x in both.
 const StagedMinRows = 1 << 17
 
 var stagedSetting = os.Getenv("SOFTMAX_STAGED")

@@ -232,7 +232,8 @@ func TestStagedOn(t *testing.T) {
 		on     bool
 		stride int // rows a thread, where on
 	}{
-		{Float32, false, KeepAll, 65536, 10, true, 1},
+		{Float32, false, KeepAll, 65536, 10, false, 0},
+		{Float32, false, KeepAll, 1 << 17, 10, true, 1},
 		{Float32, false, KeepAll, 1 << 20, 8, true, 1},
 		{Float32, false, KeepAll, 1 << 20, 3, true, 1},
 		{Float32, false, KeepCausal, 1 << 20, 10, false, 0},
@@ -244,14 +245,15 @@ func TestStagedOn(t *testing.T) {
 		{Float32, true, KeepAll, 1 << 20, 5, true, 1},
 		{Float32, true, KeepAll, 1 << 20, 16, false, 0},
 		{Float32, true, KeepAll, 1 << 20, 30, true, 1},
-		{Float16, false, KeepAll, 65536, 10, true, 1},
+		{Float16, false, KeepAll, 1 << 17, 10, true, 1},
 		{Float16, false, KeepAll, 1 << 20, 10, true, 2},
 		{BFloat16, false, KeepAll, 1 << 20, 5, true, 2},
 		{BFloat16, false, KeepAll, 1<<20 - 1, 5, false, 0},
 		{Float16, false, KeepAll, 1 << 20, 20, true, 1},
 		{Float16, false, KeepAll, 1 << 20, 8, false, 0},
 		{Float16, false, KeepAll, 1 << 20, 32, false, 0},
-		{BFloat16, true, KeepAll, 65536, 10, true, 1},
+		{BFloat16, true, KeepAll, 65536, 10, false, 0},
+		{BFloat16, true, KeepAll, 1 << 17, 10, true, 1},
 		{Float16, true, KeepAll, 1 << 20, 3, true, 1},
 		{Float16, true, KeepAll, 1 << 20, 16, false, 0},
 		{Float16, true, KeepAll, 1 << 20, 24, true, 1},
