@@ -229,9 +229,10 @@ SM_STRBATCH_F32(4, 8)
 // (`r2`), blocks of SM_STAGED_THREADS copying their rows through shared
 // memory in packs (dynamic: the rows' bytes, twice backward). float32 and
 // the half types. Launch bounds from ptxas (sm_90): the most blocks an SM
-// at which no kernel of that N spills, 10 at N = 8 (REGS8), 8 at 16
-// (REGS16); N = 32 takes none (REGS32). (The backward at R = 2 was slower
-// everywhere: GPU entry 103.)
+// at which no kernel of that N and R spills, 10 at N = 8 (46-48
+// registers), 8 at 16 (56-64); at R = 2 8 at N = 8 (48-64) and 6 at 16
+// (64-80); N = 32 asks for 1 (96-127 registers, 120-186 at R = 2). (The
+// backward at R = 2 was slower everywhere: GPU entry 103.)
 #define SM_STAGED_FWD(N, R, FORM, BB, S, T)                                                            \
 	extern "C" __global__ void __launch_bounds__(SM_STAGED_THREADS, BB)                                 \
 	    softmax_fwd_staged##N##FORM##_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {          \

@@ -2013,7 +2013,7 @@ __device__ __forceinline__ void bwd_rows_staged(const T* y, const T* dy, T* dx, 
 	typedef StagedBlock<T, N, R> Block;
 	const Block b(v);
 	T* sy = reinterpret_cast<T*>(sm_dynamic);
-	T* sg = sy + SM_STAGED_THREADS * R * b.n; // 16-byte aligned: SM_STAGED_THREADS * sizeof(T) is
+	T* sg = sy + SM_STAGED_THREADS * R * b.n; // 16-byte aligned: SM_STAGED_THREADS * sizeof(T) is a multiple of 16
 	staged_copy<T, Block::U, 2>({sy, sg}, {y + b.first * b.n, dy + b.first * b.n}, b.count);
 	__syncthreads();
 	const RowGroup g(1, RowGroup::Shifted{});

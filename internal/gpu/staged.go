@@ -55,7 +55,7 @@ func StagedRs(bwd bool) []int {
 // StagedRows is the rows a thread of the staged kernels that the plan
 // takes for calls of rows x n of t: 2 for the half types' forward of rows
 // of under 16 columns from StagedLongRows rows, where a block of 128 rows
-// holds too few bytes to keep the copy's rate (1.04-1.15x over R = 1 at
+// holds too few bytes to keep the copy's rate (1.04-1.17x over R = 1 at
 // 1048576 rows of 3-12 columns, docs/PERFORMANCE.md GPU entry 103); 1
 // else (R = 1 was ahead at 262144 rows and fewer, and level at 20-32
 // columns; the backward has R = 1 only). SOFTMAX_STAGED_ROWS=1 or =2 sets
@@ -115,9 +115,11 @@ func StagedSmem(t Dtype, bwd bool, n int64, r int) int {
 //     (1048576x30 192.3 -> 128.4 us); whole packs level (0.98-1.01x), 3
 //     columns 0.97x;
 //   - the half types' forward of a part pack (n not a multiple of 8):
-//     1.3-4.3x from 7 columns (1048576x30 263.6 -> 60.8 us), at 3 and 5
-//     columns only at 2 rows a thread (1.03-1.08x at 1048576 rows; 0.95x
-//     at 1); whole packs slower (0.73-0.96x at 8, 16, 24; 32 mixed);
+//     1.3-4.3x from 9 columns (1048576x30 263.6 -> 60.8 us); under 8
+//     columns only from StagedLongRows rows, where StagedRows gives them 2
+//     rows a thread (1.04-1.59x at 3-7 columns; at 1 row a thread 3 and 5
+//     columns ran 0.95x); whole packs slower (0.73-0.96x at 8, 16, 24; 32
+//     mixed);
 //   - the half types' backward of a part pack: 1.06-1.57x; of 24 and 32
 //     columns (whole packs) from StagedLongRows rows: 1.07-1.18x (at 131072
 //     and 262144 rows of 32, 0.90-0.97x); 8 and 16 columns 0.89x and 1.02x.
