@@ -1390,47 +1390,66 @@ func TestGPUStaged(t *testing.T) {
 			t.Errorf("1000x%d %+v, dy %d bytes off: kernel %s, want no staged one", c.n, c.params, c.off, p.names[0])
 		}
 	}
-	for _, dt := range []Dtype{Float32, BFloat16} {
-		stagedInPlace(t, d, dt, bwdVariantProblem(rng, 300, 10, 1))
+	for i, dt := range []Dtype{Float32, BFloat16} {
+		for _, r := range gpu.StagedRs(false) {
+			d.stagedRows = r
+			stagedInPlace(t, d, dt, bwdVariantProblem(rng, 300+i, 10, 1), r)
+		}
 	}
+	d.stagedRows = 0
 }
 
-// stagedInPlace runs p through the public API with y over x and dx over
-// dy, and checks the results against the reference.
-func stagedInPlace(t *testing.T, d *Device, dt Dtype, p problem) {
+// stagedInPlace runs p through the public API with y over x, then dx over
+// dy and dx over y, with the forward's staged kernel at r rows a thread,
+// and checks the results against the reference.
+func stagedInPlace(t *testing.T, d *Device, dt Dtype, p problem, r int) {
 	t.Helper()
 	x, dy := gpucheck.Round(dt, p.x), gpucheck.Round(dt, p.dy)
 	want := reference.Forward(p.spec, x)
 	y := gpucheck.Round(dt, want)
 	wantDX, terms := reference.Backward(p.spec, y, dy), reference.GradTerms(p.spec, y, dy)
 	opt := Options{Axis: -1, Log: p.spec.Log, Scale: p.spec.Scale}
-	if pl := planWith(t, d, dt, p.spec.Shape, layout.Params{Axis: -1, Scale: 1}, false, TierAuto); !strings.Contains(pl.names[0], "_staged") {
-		t.Fatalf("%v %v: kernel %s, want a staged one", dt, p.spec.Shape, pl.names[0])
+	n := int64(p.spec.Shape[1])
+	N, _ := gpu.StagedShape(n)
+	for _, bwd := range []bool{false, true} {
+		wantK := gpu.StagedKernel(dt, bwd, N, r)
+		if bwd {
+			wantK = gpu.StagedKernel(dt, bwd, N, 1)
+		}
+		if pl := planWith(t, d, dt, p.spec.Shape, layout.Params{Axis: -1, Scale: 1}, bwd, TierAuto); pl.names[0] != wantK {
+			t.Fatalf("%v %v bwd %v: kernel %s, want %s", dt, p.spec.Shape, bwd, pl.names[0], wantK)
+		}
 	}
 	bx := upload(t, d, gpucheck.Encode(dt, x), 0)
-	by := upload(t, d, gpucheck.Encode(dt, y), 0)
-	bdy := upload(t, d, gpucheck.Encode(dt, dy), 0)
-	defer func() {
-		for _, b := range []buffer{bx, by, bdy} {
-			b.free(t, d)
-		}
-	}()
+	defer bx.free(t, d)
 	if err := d.Forward(dt, p.spec.Shape, bx.ptr, bx.ptr, nil, opt); err != nil {
 		t.Fatal(err)
 	}
 	for i, g := range gpucheck.Decode(dt, bx.read(t, d)) {
 		if !gpucheck.FwdOK(dt, p.spec.Log, g, want[i]) {
-			t.Errorf("%s %v in place: y[%d]=%v want %v (x=%v)", p.name, dt, i, g, want[i], x[i])
+			t.Errorf("%s %v, %d rows a thread, y over x: y[%d]=%v want %v (x=%v)", p.name, dt, r, i, g, want[i], x[i])
 			break
 		}
 	}
-	if err := d.Backward(dt, p.spec.Shape, by.ptr, bdy.ptr, bdy.ptr, nil, opt); err != nil {
-		t.Fatal(err)
-	}
-	for i, g := range gpucheck.Decode(dt, bdy.read(t, d)) {
-		if !gpucheck.GradOK(dt, g, wantDX[i], terms[i]) {
-			t.Errorf("%s %v in place: dx[%d]=%v want %v (y=%v dy=%v)", p.name, dt, i, g, wantDX[i], y[i], dy[i])
-			break
+	for _, over := range []string{"dy", "y"} {
+		by := upload(t, d, gpucheck.Encode(dt, y), 0)
+		bdy := upload(t, d, gpucheck.Encode(dt, dy), 0)
+		dx := bdy
+		if over == "y" {
+			dx = by
+		}
+		err := d.Backward(dt, p.spec.Shape, by.ptr, bdy.ptr, dx.ptr, nil, opt)
+		got := gpucheck.Decode(dt, dx.read(t, d))
+		by.free(t, d)
+		bdy.free(t, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, g := range got {
+			if !gpucheck.GradOK(dt, g, wantDX[i], terms[i]) {
+				t.Errorf("%s %v, dx over %s: dx[%d]=%v want %v (y=%v dy=%v)", p.name, dt, over, i, g, wantDX[i], y[i], dy[i])
+				break
+			}
 		}
 	}
 }
@@ -1558,16 +1577,18 @@ func TestGPUShifted(t *testing.T) {
 				d.noStrided, d.noStaged = false, false
 				want := c.pipe && (rows == 8 || !c.bwd)
 				if pipe := strings.Contains(p.names[0], "_pipe"); p.shift != c.shift || pipe != want {
-					t.Errorf("%v %dx%d causal %v bwd %v, strided rule off: kernel %s, shifted %v, want %v, pipelined %v", c.dt, rows, c.n, c.causal, c.bwd, p.names[0], p.shift, c.shift, want)
+					t.Errorf("%v %dx%d causal %v bwd %v, strided and staged rules off: kernel %s, shifted %v, want %v, pipelined %v", c.dt, rows, c.n, c.causal, c.bwd, p.names[0], p.shift, c.shift, want)
 				}
 				if gpu.StridedOn(c.dt, c.bwd, keep, int64(c.n)) {
 					if p := planWith(t, d, c.dt, []int{rows, c.n}, params, c.bwd, TierAuto); !strings.Contains(p.names[0], "_stronce") || p.shift {
 						t.Errorf("%v %dx%d causal %v bwd %v: kernel %s, shifted %v, want a one-row strided kernel", c.dt, rows, c.n, c.causal, c.bwd, p.names[0], p.shift)
 					}
 				}
-				if gpu.StagedOn(c.dt, c.bwd, keep, int64(rows), int64(c.n)) {
-					if p := planWith(t, d, c.dt, []int{rows, c.n}, params, c.bwd, TierAuto); !strings.Contains(p.names[0], "_staged") {
-						t.Errorf("%v %dx%d causal %v bwd %v: kernel %s, want a staged kernel", c.dt, rows, c.n, c.causal, c.bwd, p.names[0])
+				// The staged rule starts at gpu.StagedMinRows rows: the same
+				// lengths there.
+				if _, ok := gpu.StagedShape(int64(c.n)); ok && gpu.StagedOn(c.dt, c.bwd, keep, gpu.StagedMinRows, int64(c.n)) {
+					if p := planWith(t, d, c.dt, []int{gpu.StagedMinRows, c.n}, params, c.bwd, TierAuto); !strings.Contains(p.names[0], "_staged") {
+						t.Errorf("%v %dx%d causal %v bwd %v: kernel %s, want a staged kernel", c.dt, gpu.StagedMinRows, c.n, c.causal, c.bwd, p.names[0])
 					}
 				}
 			}

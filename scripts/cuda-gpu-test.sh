@@ -48,7 +48,7 @@ if [ "${GPU_TEST_MEMCHECK:-1}" != 0 ]; then
 	step memcheck "${GPU_TEST_MEMCHECK_TIMEOUT:-540}" env GPU_TEST_GUARD=0 compute-sanitizer --tool memcheck --error-exitcode 9 "$bin" -test.short -test.count=1 -test.run GPU "${skip[@]}"
 fi
 if [ "${GPU_TEST_RACECHECK:-1}" != 0 ]; then
-	step racecheck 240 compute-sanitizer --tool racecheck --error-exitcode 9 "$bin" -test.short -test.count=1 -test.run 'GPU(TierBoundaries|SharedMemoryBoundary|Split|Cluster|Grid)'
+	step racecheck 240 compute-sanitizer --tool racecheck --error-exitcode 9 "$bin" -test.short -test.count=1 -test.run 'GPU(TierBoundaries|SharedMemoryBoundary|Split|Cluster|Grid|Staged)'
 fi
 
 echo "== failures (first 30) =="
