@@ -115,6 +115,10 @@ func stridedName(name string) bool {
 	return strings.Contains(name, "_strided") || strings.Contains(name, "_stronce")
 }
 
+// stagedName says whether name is one of the staged kernels, at either
+// rows a thread (gpu.StagedKernel).
+func stagedName(name string) bool { return strings.Contains(name, "_staged") }
+
 // spanKernelNames lists the kernels of cukernels.SpanFatbin: the float32
 // and bfloat16 forward ones, under kernelNames' names, but the strided
 // kernels, one-row forms included, and the staged kernels (softmax.cu
@@ -122,7 +126,7 @@ func stridedName(name string) bool {
 func spanKernelNames() []string {
 	var names []string
 	for _, name := range kernelNames() {
-		if stridedName(name) || strings.Contains(name, "_staged") {
+		if stridedName(name) || stagedName(name) {
 			continue
 		}
 		if strings.HasPrefix(name, "softmax_fwd_") && (strings.HasSuffix(name, "_f32") || strings.HasSuffix(name, "_bf16") || strings.HasSuffix(name, "_f64")) {
