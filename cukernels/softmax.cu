@@ -241,7 +241,7 @@ SM_STRBATCH_F32(4, 8)
 #define SM_STAGED_BWD(N, BB, S, T)                                                                      \
 	extern "C" __global__ void __launch_bounds__(SM_STAGED_THREADS, BB)                                 \
 	    softmax_bwd_staged##N##_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {  \
-		bwd_rows_staged<T, N, 1>(y, dy, dx, SM_VIEW());                                                 \
+		bwd_rows_staged<T, N>(y, dy, dx, SM_VIEW());                                                    \
 	}
 #define SM_STAGED_ALL(S, T)                                                                             \
 	SM_STAGED_FWD(8, 1, , 10, S, T) SM_STAGED_FWD(16, 1, , 8, S, T) SM_STAGED_FWD(32, 1, , 1, S, T)     \

@@ -2007,35 +2007,34 @@ template <typename T, int N, int R> __device__ __forceinline__ void fwd_rows_sta
 // bwd_rows_staged: y and dy staged side by side, dx written over dy's
 // row; arithmetic as bwd_row's (grad_row, whose exact path reads and
 // writes the rows in shared memory, an element's dx after its y and dy).
-template <typename T, int N, int R>
+// A row a thread (R = 1): at 2 the backward ran slower everywhere (GPU
+// entry 103).
+template <typename T, int N>
 __device__ __forceinline__ void bwd_rows_staged(const T* y, const T* dy, T* dx, const View& v) {
 	typedef typename Num<T>::acc A;
-	typedef StagedBlock<T, N, R> Block;
+	typedef StagedBlock<T, N, 1> Block;
 	const Block b(v);
 	T* sy = reinterpret_cast<T*>(sm_dynamic);
-	T* sg = sy + SM_STAGED_THREADS * R * b.n; // 16-byte aligned: SM_STAGED_THREADS * sizeof(T) is a multiple of 16
+	T* sg = sy + SM_STAGED_THREADS * b.n; // 16-byte aligned: SM_STAGED_THREADS * sizeof(T) is a multiple of 16
 	staged_copy<T, Block::U, 2>({sy, sg}, {y + b.first * b.n, dy + b.first * b.n}, b.count);
 	__syncthreads();
 	const RowGroup g(1, RowGroup::Shifted{});
 	const A yfill = v.log ? -sm_inf<A>() : A(0); // columns past n: contribute nothing
-#pragma unroll 1
-	for (int r = 0; r < R; ++r) {
-		const bool valid = b.row(r) < b.count;
-		T* ry = sy + b.row(r);
-		T* rg = sg + b.row(r);
-		A vy[N], vg[N];
+	const bool valid = b.row(0) < b.count;
+	T* ry = sy + b.row(0);
+	T* rg = sg + b.row(0);
+	A vy[N], vg[N];
 #pragma unroll
-		for (int i = 0; i < N; ++i) {
-			const bool in = valid && i < b.n;
-			const int j = staged_col(b.turn, i, b.n);
-			vy[i] = in ? Num<T>::in(ry[j]) : yfill;
-			vg[i] = in ? Num<T>::in(rg[j]) : A(0);
-		}
-		if (grad_row<T, N>(ry, rg, rg, v, 0, valid, g, vy, vg))
-#pragma unroll
-			for (int i = 0; i < N; ++i)
-				if (i < b.n) rg[staged_col(b.turn, i, b.n)] = Num<T>::out(vg[i]);
+	for (int i = 0; i < N; ++i) {
+		const bool in = valid && i < b.n;
+		const int j = staged_col(b.turn, i, b.n);
+		vy[i] = in ? Num<T>::in(ry[j]) : yfill;
+		vg[i] = in ? Num<T>::in(rg[j]) : A(0);
 	}
+	if (grad_row<T, N>(ry, rg, rg, v, 0, valid, g, vy, vg))
+#pragma unroll
+		for (int i = 0; i < N; ++i)
+			if (i < b.n) rg[staged_col(b.turn, i, b.n)] = Num<T>::out(vg[i]);
 	__syncthreads();
 	staged_copy<T, Block::U, 1>({dx + b.first * b.n}, {sg}, b.count);
 }
