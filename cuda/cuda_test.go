@@ -1305,7 +1305,7 @@ func TestGPUStridedBatch(t *testing.T) {
 // TestGPUStaged checks the staged kernels' rule (gpu.StagedOn) through
 // dispatch, then runs tier 1's staged kernels (a thread a row, a block's
 // rows copied through shared memory in packs: gpu.StagedShape) against
-// the reference: the three types, rows of 1 to 32 columns around each N,
+// the reference: the three types, rows of 1 to 64 columns around each N,
 // the forward at 1 and 2 rows a thread, row counts that leave the last
 // block part empty and end the buffer off a pack (its last elements
 // copied one at a time), every bwdVariant (special values take the exact
@@ -1343,17 +1343,17 @@ func TestGPUStaged(t *testing.T) {
 	rng := rand.New(rand.NewPCG(64, 64))
 	defer func() { d.stagedRows = 0 }()
 	for _, dt := range []Dtype{Float32, Float16, BFloat16} {
-		for _, r := range gpu.StagedRs(false) { // the forward's; the backward's is 1
+		for _, r := range gpu.StagedRs(false, gpu.StagedR2MaxN) { // the forward's; the backward's is 1
 			d.stagedRows = r
-			for i, n := range []int{1, 2, 3, 4, 5, 7, 8, 9, 10, 12, 15, 16, 17, 20, 24, 31, 32} {
+			for i, n := range []int{1, 2, 3, 4, 5, 7, 8, 9, 10, 12, 15, 16, 17, 20, 24, 31, 32, 33, 40, 47, 48, 49, 50, 60, 63, 64} {
 				rows := []int{3, 5, 127, 128, 129, 256, 300, 1001}[(i+r)%8]
 				N, _ := gpu.StagedShape(int64(n))
+				if !slices.Contains(gpu.StagedRs(false, N), r) {
+					continue // no such kernel: the rows ran at 1 row a thread
+				}
 				for _, bwd := range []bool{false, true} {
 					params := layout.Params{Axis: -1, Scale: 1, Log: bwd}
-					want := gpu.StagedKernel(dt, bwd, N, r)
-					if bwd {
-						want = gpu.StagedKernel(dt, bwd, N, 1)
-					}
+					want := stagedKernel(dt, bwd, N, r)
 					if p := planWith(t, d, dt, []int{rows, n}, params, bwd, TierRows); p.names[0] != want {
 						t.Errorf("%v %dx%d bwd %v: kernel %s, want %s", dt, rows, n, bwd, p.names[0], want)
 					}
@@ -1370,14 +1370,14 @@ func TestGPUStaged(t *testing.T) {
 		}
 	}
 	d.stagedRows = 0
-	// Rows past 32 columns, masked or causal rows and buffers off 16
+	// Rows past 64 columns, masked or causal rows and buffers off 16
 	// bytes keep other kernels.
 	for _, c := range []struct {
 		n      int
 		params layout.Params
 		off    cu.DevicePtr
 	}{
-		{33, layout.Params{Axis: -1, Scale: 1}, 0},
+		{65, layout.Params{Axis: -1, Scale: 1}, 0},
 		{10, layout.Params{Axis: -1, Scale: 1, Causal: true}, 0},
 		{10, layout.Params{Axis: -1, Scale: 1}, 4},
 	} {
@@ -1391,12 +1391,22 @@ func TestGPUStaged(t *testing.T) {
 		}
 	}
 	for i, dt := range []Dtype{Float32, BFloat16} {
-		for _, r := range gpu.StagedRs(false) {
+		for _, r := range gpu.StagedRs(false, gpu.StagedR2MaxN) {
 			d.stagedRows = r
-			stagedInPlace(t, d, dt, bwdVariantProblem(rng, 300+i, 10, 1), r)
+			stagedInPlace(t, d, dt, bwdVariantProblem(rng, 300+i, []int{10, 50}[i], 1), r)
 		}
 	}
 	d.stagedRows = 0
+}
+
+// stagedKernel is the staged kernel a plan takes for rows up to N columns
+// of dt with Device.stagedRows at r: r rows a thread where that kernel
+// exists (gpu.StagedRs), else 1.
+func stagedKernel(dt Dtype, bwd bool, N, r int) string {
+	if !slices.Contains(gpu.StagedRs(bwd, N), r) {
+		r = 1
+	}
+	return gpu.StagedKernel(dt, bwd, N, r)
 }
 
 // stagedInPlace runs p through the public API with y over x, then dx over
@@ -1412,10 +1422,7 @@ func stagedInPlace(t *testing.T, d *Device, dt Dtype, p problem, r int) {
 	n := int64(p.spec.Shape[1])
 	N, _ := gpu.StagedShape(n)
 	for _, bwd := range []bool{false, true} {
-		wantK := gpu.StagedKernel(dt, bwd, N, r)
-		if bwd {
-			wantK = gpu.StagedKernel(dt, bwd, N, 1)
-		}
+		wantK := stagedKernel(dt, bwd, N, r)
 		if pl := planWith(t, d, dt, p.spec.Shape, layout.Params{Axis: -1, Scale: 1}, bwd, TierAuto); pl.names[0] != wantK {
 			t.Fatalf("%v %v bwd %v: kernel %s, want %s", dt, p.spec.Shape, bwd, pl.names[0], wantK)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -80,7 +81,7 @@ func kernelNames() []string {
 			}
 			if gpu.StagedKernels(dt) {
 				for _, N := range gpu.StagedNs() {
-					for _, r := range gpu.StagedRs(dir == "bwd") {
+					for _, r := range gpu.StagedRs(dir == "bwd", N) {
 						names = append(names, gpu.StagedKernel(dt, dir == "bwd", N, r))
 					}
 				}
@@ -1007,7 +1008,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 				p.grid[0] = int(blocks)
 			}
 		}
-		// Unmasked, non-causal rows of at most 32 columns where
+		// Unmasked, non-causal rows of at most 64 columns where
 		// gpu.StagedOn says so take the staged kernels: a thread a row, a
 		// block's rows copied through shared memory in packs, so every
 		// buffer must start on 16 bytes (not where a test forces another of
@@ -1016,7 +1017,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 			d.staged && keep == gpu.KeepAll
 		if N, ok := gpu.StagedShape(n); staged && ok && aligned(c.bufs, vecBytes) {
 			r := gpu.StagedRows(c.dt, c.bwd, rows, n)
-			if d.stagedRows > 0 && !c.bwd {
+			if d.stagedRows > 0 && slices.Contains(gpu.StagedRs(c.bwd, N), d.stagedRows) {
 				r = d.stagedRows
 			}
 			blocks := gpu.CeilDiv(rows, int64(gpu.StagedThreads*r))

@@ -1894,7 +1894,7 @@ __device__ __forceinline__ void bwd_rows_strided_batch(const T* y, const T* dy, 
 
 // -------------------------------------- tier 1: staged rows, a thread a row --
 // fwd_rows_staged and bwd_rows_staged take short rows (n <= N columns, N at
-// most 32: internal/gpu.StagedShape), unmasked and non-causal, a thread a
+// most 64: internal/gpu.StagedShape), unmasked and non-causal, a thread a
 // row in blocks of SM_STAGED_THREADS. A block's rows lie back to back in
 // memory, so the block copies them into shared memory as 16-byte packs,
 // every load whole and coalesced whatever the rows' starts; each thread

@@ -18,8 +18,8 @@ import (
 const StagedThreads = 128
 
 // stagedNs are the most columns a row of the staged kernels: their
-// values are a thread's registers.
-var stagedNs = [...]int{8, 16, 32}
+// values are a thread's registers (at N = 64, 122-168 of them).
+var stagedNs = [...]int{8, 16, 32, 48, 64}
 
 // StagedKernels says whether t has staged kernels: float32 and the half
 // types.
@@ -41,12 +41,19 @@ func StagedShape(n int64) (N int, ok bool) {
 
 // stagedRs are the rows a thread the staged forward kernels exist for: a
 // block takes StagedThreads x R rows. The backward has R = 1 only (at 2
-// it ran slower on every row measured: docs/PERFORMANCE.md GPU entry 103).
+// it ran slower on every row measured: docs/PERFORMANCE.md GPU entry 103),
+// and so do rows past StagedR2MaxN columns, whose values at R = 2 would
+// pass a thread's 255 registers.
 var stagedRs = [...]int{1, 2}
 
-// StagedRs lists the staged kernels' rows a thread, forward or backward.
-func StagedRs(bwd bool) []int {
-	if bwd {
+// StagedR2MaxN is the largest N with a staged forward kernel at 2 rows a
+// thread.
+const StagedR2MaxN = 32
+
+// StagedRs lists the rows a thread of the staged kernels of rows up to N
+// columns, forward or backward.
+func StagedRs(bwd bool, N int) []int {
+	if bwd || N > StagedR2MaxN {
 		return stagedRs[:1]
 	}
 	return stagedRs[:]
@@ -58,12 +65,13 @@ func StagedRs(bwd bool) []int {
 // holds too few bytes to keep the copy's rate (1.04-1.17x over R = 1 at
 // 1048576 rows of 3-12 columns, docs/PERFORMANCE.md GPU entry 103); 1
 // else (R = 1 was ahead at 262144 rows and fewer, and level at 20-32
-// columns; the backward has R = 1 only). SOFTMAX_STAGED_ROWS=1 or =2 sets
-// the forward's for every call (a tuning knob for benchmarks, read once
+// columns; the backward has R = 1 only, and so do rows past StagedR2MaxN
+// columns). SOFTMAX_STAGED_ROWS=1 or =2 sets the forward's for every call
+// of at most StagedR2MaxN columns (a tuning knob for benchmarks, read once
 // at start).
 func StagedRows(t Dtype, bwd bool, rows, n int64) int {
 	switch {
-	case bwd:
+	case bwd || n > StagedR2MaxN:
 		return 1
 	case stagedRowsSetting == "1":
 		return 1
@@ -138,6 +146,8 @@ func StagedOn(t Dtype, bwd bool, keep Keep, rows, n int64) bool {
 	}
 	part := n%int64(16/t.Size()) != 0
 	switch {
+	case n > 32:
+		return false // N = 48 and 64: not measured yet
 	case t == Float32 && !bwd:
 		return true
 	case t == Float32:

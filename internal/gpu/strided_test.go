@@ -1,6 +1,9 @@
 package gpu
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestStridedShape checks the strided layout against its definition,
 // written out case by case: the fewest columns a thread that a warp of 32
@@ -196,16 +199,26 @@ func TestStridedBatchOn(t *testing.T) {
 	}
 }
 
-// TestStagedShape checks the staged kernels' row lengths: the least N of
-// 8, 16, 32 that holds the row, none past 32.
+// TestStagedShape checks the staged kernels' row lengths (the least N of
+// 8, 16, 32, 48, 64 that holds the row, none past 64) and their rows a
+// thread (2 forward only, up to 32 columns).
 func TestStagedShape(t *testing.T) {
 	for _, c := range []struct {
 		n  int64
 		N  int
 		ok bool
-	}{{0, 0, false}, {1, 8, true}, {8, 8, true}, {9, 16, true}, {16, 16, true}, {17, 32, true}, {32, 32, true}, {33, 0, false}} {
+	}{{0, 0, false}, {1, 8, true}, {8, 8, true}, {9, 16, true}, {16, 16, true}, {17, 32, true}, {32, 32, true}, {33, 48, true}, {48, 48, true}, {49, 64, true}, {64, 64, true}, {65, 0, false}} {
 		if N, ok := StagedShape(c.n); N != c.N || ok != c.ok {
 			t.Errorf("StagedShape(%d) = %d, %v; want %d, %v", c.n, N, ok, c.N, c.ok)
+		}
+	}
+	for _, c := range []struct {
+		bwd  bool
+		N    int
+		want []int
+	}{{false, 8, []int{1, 2}}, {false, 32, []int{1, 2}}, {false, 48, []int{1}}, {false, 64, []int{1}}, {true, 16, []int{1}}, {true, 64, []int{1}}} {
+		if got := StagedRs(c.bwd, c.N); !slices.Equal(got, c.want) {
+			t.Errorf("StagedRs(%v, %d) = %v, want %v", c.bwd, c.N, got, c.want)
 		}
 	}
 	if got := StagedSmem(Float16, true, 10, 2); got != 128*2*10*2*2 {
