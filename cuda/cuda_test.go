@@ -1331,6 +1331,14 @@ func TestGPUStaged(t *testing.T) {
 			{BFloat16, []int{1 << 20, 8}, false, ""},
 			{BFloat16, []int{1 << 20, 32}, true, "softmax_bwd_staged32_bf16"},
 			{BFloat16, []int{1 << 18, 32}, true, ""},
+			{Float16, []int{32, 192, 49, 49}, false, "softmax_fwd_staged56_f16"}, // Swin's 7x7 windows
+			{BFloat16, []int{65536, 60}, true, "softmax_bwd_staged64_bf16"},
+			{BFloat16, []int{65536, 33}, false, "softmax_fwd_staged48_bf16"},
+			{Float16, []int{32768, 50}, false, ""},
+			{Float16, []int{1 << 18, 48}, false, ""},
+			{Float32, []int{1 << 18, 50}, true, "softmax_bwd_staged56_f32"},
+			{Float32, []int{1 << 17, 50}, true, ""},
+			{Float32, []int{1 << 18, 50}, false, ""},
 		} {
 			p := planWith(t, d, c.dt, c.shape, layout.Params{Axis: -1, Scale: 1, Log: c.bwd}, c.bwd, TierAuto)
 			if got := p.names[0]; c.want == "" && stagedName(got) || c.want != "" && got != c.want {
@@ -1345,7 +1353,7 @@ func TestGPUStaged(t *testing.T) {
 	for _, dt := range []Dtype{Float32, Float16, BFloat16} {
 		for _, r := range gpu.StagedRs(false, gpu.StagedR2MaxN) { // the forward's; the backward's is 1
 			d.stagedRows = r
-			for i, n := range []int{1, 2, 3, 4, 5, 7, 8, 9, 10, 12, 15, 16, 17, 20, 24, 31, 32, 33, 40, 47, 48, 49, 50, 60, 63, 64} {
+			for i, n := range []int{1, 2, 3, 4, 5, 7, 8, 9, 10, 12, 15, 16, 17, 20, 24, 31, 32, 33, 40, 47, 48, 49, 50, 55, 56, 57, 60, 63, 64} {
 				rows := []int{3, 5, 127, 128, 129, 256, 300, 1001}[(i+r)%8]
 				N, _ := gpu.StagedShape(int64(n))
 				if !slices.Contains(gpu.StagedRs(false, N), r) {

@@ -19,7 +19,7 @@ const StagedThreads = 128
 
 // stagedNs are the most columns a row of the staged kernels: their
 // values are a thread's registers (at N = 64, 122-168 of them).
-var stagedNs = [...]int{8, 16, 32, 48, 64}
+var stagedNs = [...]int{8, 16, 32, 48, 56, 64}
 
 // StagedKernels says whether t has staged kernels: float32 and the half
 // types.
@@ -113,10 +113,10 @@ func StagedSmem(t Dtype, bwd bool, n int64, r int) int {
 
 // StagedOn says whether tier 1 takes the staged kernels for calls of rows
 // x n of t (the caller checks StagedShape and the buffers' alignment):
-// unmasked, non-causal rows (keep is KeepAll) of at most 32 columns where
-// the H100 ran them faster than the other plans (docs/PERFORMANCE.md GPU
-// entry 103, calls 1-3, two rounds each; 65536 to 4194304 rows of 3-32
-// columns):
+// unmasked, non-causal rows (keep is KeepAll); of 33-64 columns as
+// stagedWideOn says, and of at most 32 columns where the H100 ran them
+// faster than the other plans (docs/PERFORMANCE.md GPU entry 103, calls
+// 1-3, two rounds each; 65536 to 4194304 rows of 3-32 columns):
 //   - float32 forward, every row: 1.08-2.0x (1048576x10 59.5 -> 32.8 us),
 //     level at 8 and 24 columns (whole packs in groups that fill);
 //   - float32 backward of a part pack from 5 columns: 1.05-1.50x
@@ -132,7 +132,7 @@ func StagedSmem(t Dtype, bwd bool, n int64, r int) int {
 //     columns (whole packs) from StagedLongRows rows: 1.07-1.18x (at 131072
 //     and 262144 rows of 32, 0.90-0.97x); 8 and 16 columns 0.89x and 1.02x.
 //
-// All from StagedMinRows rows. SOFTMAX_STAGED=1 takes them for every call
+// Those of at most 32 columns from StagedMinRows rows. SOFTMAX_STAGED=1 takes them for every call
 // they fit, =0 for none (tuning knobs for benchmarks, read once at start).
 func StagedOn(t Dtype, bwd bool, keep Keep, rows, n int64) bool {
 	if stagedSetting == "0" || keep != KeepAll || !StagedKernels(t) {
@@ -141,13 +141,14 @@ func StagedOn(t Dtype, bwd bool, keep Keep, rows, n int64) bool {
 	if stagedSetting == "1" {
 		return true
 	}
+	part := n%int64(16/t.Size()) != 0
+	if n > StagedR2MaxN {
+		return stagedWideOn(t, bwd, part, rows)
+	}
 	if rows < StagedMinRows {
 		return false
 	}
-	part := n%int64(16/t.Size()) != 0
 	switch {
-	case n > 32:
-		return false // N = 48 and 64: not measured yet
 	case t == Float32 && !bwd:
 		return true
 	case t == Float32:
@@ -158,6 +159,35 @@ func StagedOn(t Dtype, bwd bool, keep Keep, rows, n int64) bool {
 		return part || n >= 24 && rows >= StagedLongRows
 	}
 }
+
+// stagedWideOn is StagedOn's rule for rows of 33-64 columns (N = 48, 56
+// and 64; part: n is not a whole number of packs), from the H100
+// (docs/PERFORMANCE.md GPU entry 104, two rounds against the other plans):
+//   - the half types' rows of a part pack, from StagedWideMinRows rows:
+//     1.2-3.3x forward (262144x60 112.4 -> 34.6 us: the other plan takes
+//     such rows a column at a time), 1.2-1.9x backward;
+//   - float32 backward of a part pack from StagedWideF32Rows rows:
+//     1.11-1.15x at 301056x49 and 1048576x33 (131072x33 0.96x);
+//   - not whole packs (0.79-0.99x: tier 1 reads those whole) nor
+//     float32's forward (0.87-1.12x, mixed).
+func stagedWideOn(t Dtype, bwd, part bool, rows int64) bool {
+	switch {
+	case !part:
+		return false
+	case t == Float32:
+		return bwd && rows >= StagedWideF32Rows
+	default:
+		return rows >= StagedWideMinRows
+	}
+}
+
+// StagedWideMinRows is the fewest rows of 33-64 columns of the half types
+// that stagedWideOn gives the staged kernels (1.2-2.2x at 65536 rows of 33
+// and 50; fewer were not measured), and StagedWideF32Rows float32's.
+const (
+	StagedWideMinRows = 1 << 16
+	StagedWideF32Rows = 1 << 18
+)
 
 // StagedMinRows is the fewest rows the rule gives the staged kernels: at
 // 65536 rows of 10 columns (calls of 6.5-9.5 us) they ran 0.84-1.36x the

@@ -200,14 +200,14 @@ func TestStridedBatchOn(t *testing.T) {
 }
 
 // TestStagedShape checks the staged kernels' row lengths (the least N of
-// 8, 16, 32, 48, 64 that holds the row, none past 64) and their rows a
+// 8, 16, 32, 48, 56, 64 that holds the row, none past 64) and their rows a
 // thread (2 forward only, up to 32 columns).
 func TestStagedShape(t *testing.T) {
 	for _, c := range []struct {
 		n  int64
 		N  int
 		ok bool
-	}{{0, 0, false}, {1, 8, true}, {8, 8, true}, {9, 16, true}, {16, 16, true}, {17, 32, true}, {32, 32, true}, {33, 48, true}, {48, 48, true}, {49, 64, true}, {64, 64, true}, {65, 0, false}} {
+	}{{0, 0, false}, {1, 8, true}, {8, 8, true}, {9, 16, true}, {16, 16, true}, {17, 32, true}, {32, 32, true}, {33, 48, true}, {48, 48, true}, {49, 56, true}, {56, 56, true}, {57, 64, true}, {64, 64, true}, {65, 0, false}} {
 		if N, ok := StagedShape(c.n); N != c.N || ok != c.ok {
 			t.Errorf("StagedShape(%d) = %d, %v; want %d, %v", c.n, N, ok, c.N, c.ok)
 		}
@@ -216,7 +216,7 @@ func TestStagedShape(t *testing.T) {
 		bwd  bool
 		N    int
 		want []int
-	}{{false, 8, []int{1, 2}}, {false, 32, []int{1, 2}}, {false, 48, []int{1}}, {false, 64, []int{1}}, {true, 16, []int{1}}, {true, 64, []int{1}}} {
+	}{{false, 8, []int{1, 2}}, {false, 32, []int{1, 2}}, {false, 48, []int{1}}, {false, 56, []int{1}}, {false, 64, []int{1}}, {true, 16, []int{1}}, {true, 64, []int{1}}} {
 		if got := StagedRs(c.bwd, c.N); !slices.Equal(got, c.want) {
 			t.Errorf("StagedRs(%v, %d) = %v, want %v", c.bwd, c.N, got, c.want)
 		}
@@ -272,6 +272,15 @@ func TestStagedOn(t *testing.T) {
 		{Float16, true, KeepAll, 1 << 20, 24, true, 1},
 		{BFloat16, true, KeepAll, 1 << 20, 32, true, 1},
 		{BFloat16, true, KeepAll, 1 << 18, 32, false, 0},
+		{Float16, false, KeepAll, 1 << 16, 49, true, 1},
+		{BFloat16, true, KeepAll, 1 << 16, 33, true, 1},
+		{BFloat16, true, KeepAll, 1<<16 - 1, 60, false, 0},
+		{Float16, false, KeepAll, 1 << 20, 48, false, 0},
+		{Float16, false, KeepCausal, 1 << 20, 49, false, 0},
+		{Float32, true, KeepAll, 1 << 18, 49, true, 1},
+		{Float32, true, KeepAll, 1<<18 - 1, 49, false, 0},
+		{Float32, true, KeepAll, 1 << 20, 60, false, 0},
+		{Float32, false, KeepAll, 1 << 20, 33, false, 0},
 	} {
 		on := StagedOn(c.t, c.bwd, c.keep, c.rows, c.n)
 		if on != c.on || on && StagedRows(c.t, c.bwd, c.rows, c.n) != c.stride {
