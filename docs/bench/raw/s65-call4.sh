@@ -2,9 +2,11 @@
 # Session 65 call 4, at the commit given (main; bin/softmax-bench and
 # bin/cuda.test built there with the committed fatbins). On an H200 it is
 # the published run (scripts/h200-run.sh, $OUT/run.tgz: the benchmark,
-# PyTorch's, and the suite in short form). On any other card: the whole
-# GPU suite in short form (cuda-gpu-test.sh, no memcheck or racecheck),
-# after the staged kernels' rule for rows of 33-64 columns (GPU entry 104).
+# PyTorch's, and the suite in short form). On any other card, after the
+# staged kernels' rule for rows of 33-64 columns (GPU entry 104): the
+# dispatch tests in full (archived at once, in case the call is cut
+# short), then the whole GPU suite in short form (cuda-gpu-test.sh, no
+# memcheck or racecheck).
 set -u
 cd "$(dirname "$0")/../../.."
 if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
@@ -14,6 +16,9 @@ W=$OUT/w; mkdir -p $W
 xz -d -f bin/*.xz 2>/dev/null; chmod +x bin/*
 date -u > $W/date.txt
 nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.sm --format=csv > $W/smi.txt 2>&1; cat $W/smi.txt
+(cd cuda && timeout 150 ../bin/cuda.test -test.count=1 -test.v -test.run 'TestGPUStaged$|TestGPUShifted$|TestGPUDispatch$|TestGPUStrided$|TestGPUStridedBatch$|TestGPUPipeDispatch$|TestGPUOnce$|TestGPUPacked$' > $W/tests.txt 2>&1; echo "tests rc=$?")
+grep -hE "^(--- |ok|PASS|FAIL)" $W/tests.txt | head -12; grep -hm8 "_test.go" $W/tests.txt | cut -c1-300
+tar czf $OUT/s65-call4.tgz -C $W .
 (cd cuda && GPU_TEST_SHORT=1 GPU_TEST_MEMCHECK=0 GPU_TEST_RACECHECK=0 GPU_TEST_TIMEOUT=330 bash ../scripts/cuda-gpu-test.sh $W > $W/summary.txt 2>&1; echo "suite rc=$?")
 tail -n 6 $W/summary.txt
 date -u >> $W/date.txt
