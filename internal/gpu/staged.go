@@ -132,8 +132,9 @@ func StagedSmem(t Dtype, bwd bool, n int64, r int) int {
 //     columns (whole packs) from StagedLongRows rows: 1.07-1.18x (at 131072
 //     and 262144 rows of 32, 0.90-0.97x); 8 and 16 columns 0.89x and 1.02x.
 //
-// Those of at most 32 columns from StagedMinRows rows. SOFTMAX_STAGED=1 takes them for every call
-// they fit, =0 for none (tuning knobs for benchmarks, read once at start).
+// Those of at most 32 columns from StagedMinRows rows. SOFTMAX_STAGED=1
+// takes them for every call they fit, =0 for none (tuning knobs for
+// benchmarks, read once at start).
 func StagedOn(t Dtype, bwd bool, keep Keep, rows, n int64) bool {
 	if stagedSetting == "0" || keep != KeepAll || !StagedKernels(t) {
 		return false
@@ -162,14 +163,16 @@ func StagedOn(t Dtype, bwd bool, keep Keep, rows, n int64) bool {
 
 // stagedWideOn is StagedOn's rule for rows of 33-64 columns (N = 48, 56
 // and 64; part: n is not a whole number of packs), from the H100
-// (docs/PERFORMANCE.md GPU entry 104, two rounds against the other plans):
+// (docs/PERFORMANCE.md GPU entry 104, calls 2 and 3, two rounds each
+// against the other plans):
 //   - the half types' rows of a part pack, from StagedWideMinRows rows:
-//     1.2-3.3x forward (262144x60 112.4 -> 34.6 us: the other plan takes
-//     such rows a column at a time), 1.2-1.9x backward;
+//     1.23-3.23x forward (262144x60 111.6 -> 34.5 us: the other plan takes
+//     such rows a column at a time), 1.24-1.92x backward;
 //   - float32 backward of a part pack from StagedWideF32Rows rows:
-//     1.11-1.15x at 301056x49 and 1048576x33 (131072x33 0.96x);
+//     1.08-1.14x at 262144x50, 301056x49 and 1048576x33 (131072x33 and
+//     65536x50 0.93-0.99x);
 //   - not whole packs (0.79-0.99x: tier 1 reads those whole) nor
-//     float32's forward (0.87-1.12x, mixed).
+//     float32's forward (0.87-1.13x, mixed).
 func stagedWideOn(t Dtype, bwd, part bool, rows int64) bool {
 	switch {
 	case !part:
@@ -182,8 +185,9 @@ func stagedWideOn(t Dtype, bwd, part bool, rows int64) bool {
 }
 
 // StagedWideMinRows is the fewest rows of 33-64 columns of the half types
-// that stagedWideOn gives the staged kernels (1.2-2.2x at 65536 rows of 33
-// and 50; fewer were not measured), and StagedWideF32Rows float32's.
+// that stagedWideOn gives the staged kernels (1.19-2.23x at 65536 rows of
+// 33, 49 and 50; fewer were not measured), and StagedWideF32Rows
+// float32's.
 const (
 	StagedWideMinRows = 1 << 16
 	StagedWideF32Rows = 1 << 18
