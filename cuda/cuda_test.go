@@ -1599,8 +1599,8 @@ func TestGPUShifted(t *testing.T) {
 						t.Errorf("%v %dx%d causal %v bwd %v: kernel %s, shifted %v, want a one-row strided kernel", c.dt, rows, c.n, c.causal, c.bwd, p.names[0], p.shift)
 					}
 				}
-				// The staged rule starts at gpu.StagedMinRows rows: the same
-				// lengths there.
+				// At gpu.StagedMinRows rows, where gpu.StagedOn takes these
+				// lengths, the plan is a staged kernel.
 				if _, ok := gpu.StagedShape(int64(c.n)); ok && gpu.StagedOn(c.dt, c.bwd, keep, gpu.StagedMinRows, int64(c.n)) {
 					if p := planWith(t, d, c.dt, []int{gpu.StagedMinRows, c.n}, params, c.bwd, TierAuto); !stagedName(p.names[0]) {
 						t.Errorf("%v %dx%d causal %v bwd %v: kernel %s, want a staged kernel", c.dt, gpu.StagedMinRows, c.n, c.causal, c.bwd, p.names[0])

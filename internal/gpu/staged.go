@@ -143,7 +143,7 @@ func StagedOn(t Dtype, bwd bool, keep Keep, rows, n int64) bool {
 		return true
 	}
 	part := n%int64(16/t.Size()) != 0
-	if n > StagedR2MaxN {
+	if n > stagedNarrowMaxN {
 		return stagedWideOn(t, bwd, part, rows)
 	}
 	if rows < StagedMinRows {
@@ -171,8 +171,8 @@ func StagedOn(t Dtype, bwd bool, keep Keep, rows, n int64) bool {
 //   - float32 backward of a part pack from StagedWideF32Rows rows:
 //     1.08-1.14x at 262144x50, 301056x49 and 1048576x33 (131072x33 and
 //     65536x50 0.93-0.99x);
-//   - not whole packs (0.79-0.99x: tier 1 reads those whole) nor
-//     float32's forward (0.87-1.13x, mixed).
+//   - not whole packs (0.79-1.03x: tier 1 reads those whole) nor
+//     float32's forward (0.85-1.13x, mixed).
 func stagedWideOn(t Dtype, bwd, part bool, rows int64) bool {
 	switch {
 	case !part:
@@ -183,6 +183,10 @@ func stagedWideOn(t Dtype, bwd, part bool, rows int64) bool {
 		return rows >= StagedWideMinRows
 	}
 }
+
+// stagedNarrowMaxN is the longest row of entry 103's rule (N = 8, 16, 32);
+// stagedWideOn takes longer ones.
+const stagedNarrowMaxN = 32
 
 // StagedWideMinRows is the fewest rows of 33-64 columns of the half types
 // that stagedWideOn gives the staged kernels (1.19-2.23x at 65536 rows of

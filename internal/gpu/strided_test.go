@@ -276,6 +276,8 @@ func TestStagedOn(t *testing.T) {
 		{BFloat16, true, KeepAll, 1 << 16, 33, true, 1},
 		{BFloat16, true, KeepAll, 1<<16 - 1, 60, false, 0},
 		{Float16, false, KeepAll, 1 << 20, 48, false, 0},
+		{Float16, true, KeepAll, 1 << 20, 48, false, 0},
+		{BFloat16, false, KeepAll, 1 << 20, 64, false, 0},
 		{Float16, false, KeepCausal, 1 << 20, 49, false, 0},
 		{Float32, true, KeepAll, 1 << 18, 49, true, 1},
 		{Float32, true, KeepAll, 1<<18 - 1, 49, false, 0},
