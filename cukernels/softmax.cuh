@@ -1582,22 +1582,28 @@ __device__ __forceinline__ GradFin<typename Num<T>::acc> grad_finish(const View&
 	return f;
 }
 
+// grad_apply_each picks a normal row's dx(y, dy) for f and calls each
+// with it once; each applies it to the row's elements. The choice is made
+// once a row, outside each's loop.
+template <typename A, typename E>
+__device__ __forceinline__ void grad_apply_each(const View& v, const GradFin<A>& f, E each) {
+	if (v.log && f.unit)
+		each([&](A y, A g) { return log_grad(y, g, f.k); });
+	else if (v.log)
+		each([&](A y, A g) { return log_grad(y, f.sg.s * g, f.k); });
+	else if (f.unit)
+		each([&](A y, A g) { return y * (g - f.sg.c); });
+	else
+		each([&](A y, A g) { return f.sg.at(y, g); });
+}
+
 // grad_apply turns N (y, dy) of a normal row into dx, in place of dy.
 template <typename A, int N>
 __device__ __forceinline__ void grad_apply(const View& v, const GradFin<A>& f, const A* y, A* g) {
-	if (v.log && f.unit) {
+	grad_apply_each(v, f, [&](auto dx) {
 #pragma unroll
-		for (int i = 0; i < N; ++i) g[i] = log_grad(y[i], g[i], f.k);
-	} else if (v.log) {
-#pragma unroll
-		for (int i = 0; i < N; ++i) g[i] = log_grad(y[i], f.sg.s * g[i], f.k);
-	} else if (f.unit) {
-#pragma unroll
-		for (int i = 0; i < N; ++i) g[i] = y[i] * (g[i] - f.sg.c);
-	} else {
-#pragma unroll
-		for (int i = 0; i < N; ++i) g[i] = f.sg.at(y[i], g[i]);
-	}
+		for (int i = 0; i < N; ++i) g[i] = dx(y[i], g[i]);
+	});
 }
 
 // KeepLoaded is grad_row's default Reload: the caller's vy and vg stay
@@ -1932,24 +1938,31 @@ __device__ __forceinline__ int staged_col(int turn, int i, int n) {
 // count mod P elements (only in the buffer's last block) one at a time.
 // (Copying in through cp.async, which holds no registers, ran 5-14%
 // slower at 10 columns, docs/PERFORMANCE.md GPU entry 103.)
-template <typename T, int U, int A>
+// C (at most U) packs a thread are in flight at once: the lean forward
+// copies in steps of C to keep its registers few (the steps' loop is not
+// unrolled, or the compiler issues later steps' loads early: 54-56
+// registers at N = 64 against 46-48).
+template <typename T, int U, int A, int C = U>
 __device__ __forceinline__ void staged_copy(T* const (&dst)[A], const T* const (&src)[A], int count) {
 	constexpr int P = 16 / (int)sizeof(T);
 	const int packs = count / P;
-	Pack<T, P> r[A][U];
+#pragma unroll 1
+	for (int u0 = 0; u0 < U; u0 += C) {
+		Pack<T, P> r[A][C];
 #pragma unroll
-	for (int u = 0; u < U; ++u) {
-		const int i = (int)threadIdx.x + u * SM_STAGED_THREADS;
+		for (int u = 0; u < C; ++u) {
+			const int i = (int)threadIdx.x + (u0 + u) * SM_STAGED_THREADS;
 #pragma unroll
-		for (int a = 0; a < A; ++a)
-			if (i < packs) r[a][u] = reinterpret_cast<const Pack<T, P>*>(src[a])[i];
-	}
+			for (int a = 0; a < A; ++a)
+				if (u0 + u < U && i < packs) r[a][u] = reinterpret_cast<const Pack<T, P>*>(src[a])[i];
+		}
 #pragma unroll
-	for (int u = 0; u < U; ++u) {
-		const int i = (int)threadIdx.x + u * SM_STAGED_THREADS;
+		for (int u = 0; u < C; ++u) {
+			const int i = (int)threadIdx.x + (u0 + u) * SM_STAGED_THREADS;
 #pragma unroll
-		for (int a = 0; a < A; ++a)
-			if (i < packs) reinterpret_cast<Pack<T, P>*>(dst[a])[i] = r[a][u];
+			for (int a = 0; a < A; ++a)
+				if (u0 + u < U && i < packs) reinterpret_cast<Pack<T, P>*>(dst[a])[i] = r[a][u];
+		}
 	}
 	for (int i = packs * P + (int)threadIdx.x; i < count; i += SM_STAGED_THREADS)
 #pragma unroll
@@ -2006,6 +2019,58 @@ template <typename T, int N, int R> __device__ __forceinline__ void fwd_rows_sta
 	staged_copy<T, Block::U, 1>({y + b.first * b.n}, {s}, b.count);
 }
 
+// staged_each calls f on each of the n elements of a thread's row in
+// shared memory, in staged_col's order: from turn to the row's end, then
+// from its start.
+template <typename T, typename F> __device__ __forceinline__ void staged_each(T* row, int turn, int n, F f) {
+#pragma unroll 4
+	for (int j = turn; j < n; ++j) f(row[j]);
+#pragma unroll 4
+	for (int j = 0; j < turn; ++j) f(row[j]);
+}
+
+// fwd_rows_staged_lean is fwd_rows_staged (one row a thread) for rows too
+// long to hold: the row stays in shared memory and the thread reads it
+// three times (maximum, sum, outputs written in place), so it needs few
+// registers and an SM holds as many blocks as its shared memory takes
+// (at 64 columns 7 of float32, 14 of the half types, against 3 and 4
+// holding the row). Arithmetic as fwd_vals' with SCALED, element for
+// element: the sum adds the same exponentials in the same order (the
+// columns past n that fwd_vals fills with -Inf add 0), and each output is
+// formed from its input as fwd_vals forms it.
+template <typename T, int N> __device__ __forceinline__ void fwd_rows_staged_lean(const T* x, T* y, const View& v) {
+	typedef typename Num<T>::acc A;
+	typedef StagedBlock<T, N, 1> Block;
+	constexpr int C = Block::U < 4 ? Block::U : 4;
+	const Block b(v);
+	T* s = reinterpret_cast<T*>(sm_dynamic);
+	staged_copy<T, Block::U, 1, C>({s}, {x + b.first * b.n}, b.count);
+	__syncthreads();
+	const RowGroup g(1, RowGroup::Shifted{});
+	const bool valid = b.row(0) < b.count;
+	T* row = s + b.row(0);
+	const int n = valid ? b.n : 0;
+	A m = sm_lowest<A>(), sum = A(0);
+	staged_each(row, b.turn, n, [&](const T& e) { m = fmax(m, Num<T>::in(e)); });
+	staged_each(row, b.turn, n, [&](const T& e) { sum += row_exp_biased<T>(Num<T>::in(e), m, v.ex); });
+	const bool exact = valid && !(sum >= A(RowBias<T>::one) && sum <= A(1e30));
+	if (valid && !exact) {
+		if (v.log && v.scale == 1.0) {
+			const A ls = row_log_sum<T>(sum * A(RowBias<T>::inv));
+			staged_each(row, b.turn, n, [&](T& e) { e = Num<T>::out((Num<T>::in(e) - m) - ls); });
+		} else if (v.log) {
+			const double lsum = log((double)sum * RowBias<T>::inv);
+			staged_each(row, b.turn, n, [&](T& e) { e = Num<T>::out(Num<T>::logout(Num<T>::in(e), m, v.scale, lsum)); });
+		} else {
+			const A r = A(1) / sum;
+			staged_each(row, b.turn, n, [&](T& e) { e = Num<T>::out(row_exp_biased<T>(Num<T>::in(e), m, v.ex) * r); });
+		}
+	}
+	if (g.any(exact)) row_exact_fwd<T>(row, row, v, 0, exact, g);
+	__syncthreads();
+	staged_copy<T, Block::U, 1, C>({y + b.first * b.n}, {s}, b.count);
+}
+
 // bwd_rows_staged: y and dy staged side by side, dx written over dy's
 // row; arithmetic as bwd_row's (grad_row, whose exact path reads and
 // writes the rows in shared memory, an element's dx after its y and dy).
@@ -2039,6 +2104,40 @@ __device__ __forceinline__ void bwd_rows_staged(const T* y, const T* dy, T* dx, 
 			if (i < b.n) rg[staged_col(b.turn, i, b.n)] = Num<T>::out(vg[i]);
 	__syncthreads();
 	staged_copy<T, Block::U, 1>({dx + b.first * b.n}, {sg}, b.count);
+}
+
+// bwd_rows_staged_lean is bwd_rows_staged for rows too long to hold, as
+// fwd_rows_staged_lean is for the forward: the thread reads its row of y
+// and dy from shared memory twice (the sums, then dx written over dy),
+// few registers instead of 2N. Arithmetic as grad_row's, element for
+// element (the same terms summed in the same order).
+template <typename T, int N>
+__device__ __forceinline__ void bwd_rows_staged_lean(const T* y, const T* dy, T* dx, const View& v) {
+	typedef typename Num<T>::acc A;
+	typedef StagedBlock<T, N, 1> Block;
+	constexpr int C = Block::U < 4 ? Block::U : 4;
+	const Block b(v);
+	T* sy = reinterpret_cast<T*>(sm_dynamic);
+	T* sg = sy + SM_STAGED_THREADS * b.n; // 16-byte aligned: SM_STAGED_THREADS * sizeof(T) is a multiple of 16
+	staged_copy<T, Block::U, 2, C>({sy, sg}, {y + b.first * b.n, dy + b.first * b.n}, b.count);
+	__syncthreads();
+	const RowGroup g(1, RowGroup::Shifted{});
+	const bool valid = b.row(0) < b.count;
+	T* ry = sy + b.row(0);
+	T* rg = sg + b.row(0);
+	const int n = valid ? b.n : 0;
+	// Element e of dy's row is ry[&e - rg]: the two rows share offsets.
+	const auto yof = [&](const T& e) { return Num<T>::in(ry[&e - rg]); };
+	GradAcc<A> a = grad_acc_init<A>();
+	staged_each(rg, b.turn, n, [&](const T& e) { grad_acc(v, a, yof(e), Num<T>::in(e)); });
+	const GradFin<A> f = grad_finish<T>(v, g, valid, (double)a.part, a.ymax);
+	if (g.any(f.exact)) row_exact_bwd<T>(ry, rg, rg, v, 0, f.exact, g);
+	if (valid && !f.exact)
+		grad_apply_each(v, f, [&](auto dx) {
+			staged_each(rg, b.turn, n, [&](T& e) { e = Num<T>::out(dx(yof(e), Num<T>::in(e))); });
+		});
+	__syncthreads();
+	staged_copy<T, Block::U, 1, C>({dx + b.first * b.n}, {sg}, b.count);
 }
 
 // -------------------------------- tier 2: block per row, row in shared memory --
