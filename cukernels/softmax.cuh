@@ -1582,28 +1582,22 @@ __device__ __forceinline__ GradFin<typename Num<T>::acc> grad_finish(const View&
 	return f;
 }
 
-// grad_apply_each picks a normal row's dx(y, dy) for f and calls each
-// with it once; each applies it to the row's elements. The choice is made
-// once a row, outside each's loop.
-template <typename A, typename E>
-__device__ __forceinline__ void grad_apply_each(const View& v, const GradFin<A>& f, E each) {
-	if (v.log && f.unit)
-		each([&](A y, A g) { return log_grad(y, g, f.k); });
-	else if (v.log)
-		each([&](A y, A g) { return log_grad(y, f.sg.s * g, f.k); });
-	else if (f.unit)
-		each([&](A y, A g) { return y * (g - f.sg.c); });
-	else
-		each([&](A y, A g) { return f.sg.at(y, g); });
-}
-
 // grad_apply turns N (y, dy) of a normal row into dx, in place of dy.
 template <typename A, int N>
 __device__ __forceinline__ void grad_apply(const View& v, const GradFin<A>& f, const A* y, A* g) {
-	grad_apply_each(v, f, [&](auto dx) {
+	if (v.log && f.unit) {
 #pragma unroll
-		for (int i = 0; i < N; ++i) g[i] = dx(y[i], g[i]);
-	});
+		for (int i = 0; i < N; ++i) g[i] = log_grad(y[i], g[i], f.k);
+	} else if (v.log) {
+#pragma unroll
+		for (int i = 0; i < N; ++i) g[i] = log_grad(y[i], f.sg.s * g[i], f.k);
+	} else if (f.unit) {
+#pragma unroll
+		for (int i = 0; i < N; ++i) g[i] = y[i] * (g[i] - f.sg.c);
+	} else {
+#pragma unroll
+		for (int i = 0; i < N; ++i) g[i] = f.sg.at(y[i], g[i]);
+	}
 }
 
 // KeepLoaded is grad_row's default Reload: the caller's vy and vg stay
@@ -2020,13 +2014,12 @@ template <typename T, int N, int R> __device__ __forceinline__ void fwd_rows_sta
 }
 
 // staged_each calls f on each of the n elements of a thread's row in
-// shared memory, in staged_col's order: from turn to the row's end, then
-// from its start.
+// shared memory, in staged_col's order. One loop of n steps, the same for
+// every lane: two loops split at turn, which differs lane to lane, ran the
+// lean forward 1.3-4.7x slower where turn is not 0 (GPU entry 105).
 template <typename T, typename F> __device__ __forceinline__ void staged_each(T* row, int turn, int n, F f) {
 #pragma unroll 4
-	for (int j = turn; j < n; ++j) f(row[j]);
-#pragma unroll 4
-	for (int j = 0; j < turn; ++j) f(row[j]);
+	for (int i = 0; i < n; ++i) f(row[staged_col(turn, i, n)]);
 }
 
 // fwd_rows_staged_lean is fwd_rows_staged (one row a thread) for rows too
@@ -2104,40 +2097,6 @@ __device__ __forceinline__ void bwd_rows_staged(const T* y, const T* dy, T* dx, 
 			if (i < b.n) rg[staged_col(b.turn, i, b.n)] = Num<T>::out(vg[i]);
 	__syncthreads();
 	staged_copy<T, Block::U, 1>({dx + b.first * b.n}, {sg}, b.count);
-}
-
-// bwd_rows_staged_lean is bwd_rows_staged for rows too long to hold, as
-// fwd_rows_staged_lean is for the forward: the thread reads its row of y
-// and dy from shared memory twice (the sums, then dx written over dy),
-// few registers instead of 2N. Arithmetic as grad_row's, element for
-// element (the same terms summed in the same order).
-template <typename T, int N>
-__device__ __forceinline__ void bwd_rows_staged_lean(const T* y, const T* dy, T* dx, const View& v) {
-	typedef typename Num<T>::acc A;
-	typedef StagedBlock<T, N, 1> Block;
-	constexpr int C = Block::U < 4 ? Block::U : 4;
-	const Block b(v);
-	T* sy = reinterpret_cast<T*>(sm_dynamic);
-	T* sg = sy + SM_STAGED_THREADS * b.n; // 16-byte aligned: SM_STAGED_THREADS * sizeof(T) is a multiple of 16
-	staged_copy<T, Block::U, 2, C>({sy, sg}, {y + b.first * b.n, dy + b.first * b.n}, b.count);
-	__syncthreads();
-	const RowGroup g(1, RowGroup::Shifted{});
-	const bool valid = b.row(0) < b.count;
-	T* ry = sy + b.row(0);
-	T* rg = sg + b.row(0);
-	const int n = valid ? b.n : 0;
-	// Element e of dy's row is ry[&e - rg]: the two rows share offsets.
-	const auto yof = [&](const T& e) { return Num<T>::in(ry[&e - rg]); };
-	GradAcc<A> a = grad_acc_init<A>();
-	staged_each(rg, b.turn, n, [&](const T& e) { grad_acc(v, a, yof(e), Num<T>::in(e)); });
-	const GradFin<A> f = grad_finish<T>(v, g, valid, (double)a.part, a.ymax);
-	if (g.any(f.exact)) row_exact_bwd<T>(ry, rg, rg, v, 0, f.exact, g);
-	if (valid && !f.exact)
-		grad_apply_each(v, f, [&](auto dx) {
-			staged_each(rg, b.turn, n, [&](T& e) { e = Num<T>::out(dx(yof(e), Num<T>::in(e))); });
-		});
-	__syncthreads();
-	staged_copy<T, Block::U, 1, C>({dx + b.first * b.n}, {sg}, b.count);
 }
 
 // -------------------------------- tier 2: block per row, row in shared memory --
