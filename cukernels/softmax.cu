@@ -223,46 +223,40 @@ SM_STRONCE_ALL(bf16, sm_bf16)
 	}
 SM_STRBATCH_F32(2, 10)
 SM_STRBATCH_F32(4, 8)
-// Tier 1's staged kernels (internal/gpu.StagedOn): unmasked, non-causal
-// rows of up to N = 8, 16, 32, 48, 56 or 64 columns, a thread a row, and
-// the forward's at R = 2 rows a thread (`r2`, N up to 32), blocks of
-// SM_STAGED_THREADS copying their rows through shared memory in packs
-// (dynamic: the rows' bytes, twice backward). float32 and the half types.
-// A thread holds its row (fwd_rows_staged, bwd_rows_staged), but the
-// forward at N = 48-64 reads it from shared memory (the lean form,
-// fwd_rows_staged_lean: GPU entry 105). Launch bounds from ptxas (sm_90):
-// the most blocks an SM at which no kernel of that N and R spills, 10 at
-// N = 8 (46-48 registers), 8 at 16 (56-64), 4 at 48 (121-128), 3 at 64
-// (168), 10 for the lean forward (46-48; at 12 it spills); at R = 2 8 at
-// N = 8 (48-64) and 6 at 16 (64-80); N = 32 asks for 1 (96-127
+// Tier 1's staged kernels (fwd_rows_staged, bwd_rows_staged:
+// internal/gpu.StagedOn): unmasked, non-causal rows of up to N = 8, 16, 32,
+// 48, 56 or 64 columns, a thread a row, and the forward's at R = 2 rows a
+// thread (`r2`, N up to 32), blocks of SM_STAGED_THREADS copying their
+// rows through shared memory in packs (dynamic: the rows' bytes, twice
+// backward). float32 and the half types. Launch bounds from ptxas
+// (sm_90): the most blocks an SM at which no kernel of that N and R
+// spills, 10 at N = 8 (46-48 registers), 8 at 16 (56-64), 4 at 48
+// (121-128); at 56 and 64 forward 4 for the half types (122) and 3 for
+// float32 (167: FW, the bound by type), backward 3 at 64 (168); at R = 2 8
+// at N = 8 (48-64) and 6 at 16 (64-80); N = 32 asks for 1 (96-127
 // registers, 120-186 at R = 2). The backward at N = 56 asks for 4 and
 // spills 20-44 bytes (at 3, a quarter fewer blocks for that). (The
-// backward at R = 2 was slower everywhere, GPU entry 103, and so was a
-// lean backward at 33-50 columns, entry 105.)
+// backward at R = 2 was slower everywhere: GPU entry 103.)
 #define SM_STAGED_FWD(N, R, FORM, BB, S, T)                                                            \
 	extern "C" __global__ void __launch_bounds__(SM_STAGED_THREADS, BB)                                 \
 	    softmax_fwd_staged##N##FORM##_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {          \
 		fwd_rows_staged<T, N, R>(x, y, SM_VIEW());                                                      \
-	}
-#define SM_STAGED_LEAN(N, BB, S, T)                                                                     \
-	extern "C" __global__ void __launch_bounds__(SM_STAGED_THREADS, BB)                                 \
-	    softmax_fwd_staged##N##_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {                \
-		fwd_rows_staged_lean<T, N>(x, y, SM_VIEW());                                                    \
 	}
 #define SM_STAGED_BWD(N, BB, S, T)                                                                      \
 	extern "C" __global__ void __launch_bounds__(SM_STAGED_THREADS, BB)                                 \
 	    softmax_bwd_staged##N##_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {  \
 		bwd_rows_staged<T, N>(y, dy, dx, SM_VIEW());                                                    \
 	}
-#define SM_STAGED_ALL(S, T)                                                                             \
+#define SM_STAGED_ALL(S, T, FW)                                                                         \
 	SM_STAGED_FWD(8, 1, , 10, S, T) SM_STAGED_FWD(16, 1, , 8, S, T) SM_STAGED_FWD(32, 1, , 1, S, T)     \
-	    SM_STAGED_FWD(8, 2, r2, 8, S, T) SM_STAGED_FWD(16, 2, r2, 6, S, T) SM_STAGED_FWD(32, 2, r2, 1, S, T) \
-	        SM_STAGED_LEAN(48, 10, S, T) SM_STAGED_LEAN(56, 10, S, T) SM_STAGED_LEAN(64, 10, S, T)          \
-	            SM_STAGED_BWD(8, 10, S, T) SM_STAGED_BWD(16, 8, S, T) SM_STAGED_BWD(32, 1, S, T)            \
-	                SM_STAGED_BWD(48, 4, S, T) SM_STAGED_BWD(56, 4, S, T) SM_STAGED_BWD(64, 3, S, T)
-SM_STAGED_ALL(f32, float)
-SM_STAGED_ALL(f16, sm_half)
-SM_STAGED_ALL(bf16, sm_bf16)
+	    SM_STAGED_FWD(48, 1, , 4, S, T) SM_STAGED_FWD(56, 1, , FW, S, T) SM_STAGED_FWD(64, 1, , FW, S, T) \
+	        SM_STAGED_FWD(8, 2, r2, 8, S, T) SM_STAGED_FWD(16, 2, r2, 6, S, T)                           \
+	            SM_STAGED_FWD(32, 2, r2, 1, S, T) SM_STAGED_BWD(8, 10, S, T) SM_STAGED_BWD(16, 8, S, T) \
+	                SM_STAGED_BWD(32, 1, S, T) SM_STAGED_BWD(48, 4, S, T) SM_STAGED_BWD(56, 4, S, T)    \
+	                    SM_STAGED_BWD(64, 3, S, T)
+SM_STAGED_ALL(f32, float, 3)
+SM_STAGED_ALL(f16, sm_half, 4)
+SM_STAGED_ALL(bf16, sm_bf16, 4)
 #endif
 
 // Tier 1's one-row form of the float32 forward (fwd_rows_once, unmasked

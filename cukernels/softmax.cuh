@@ -1932,31 +1932,24 @@ __device__ __forceinline__ int staged_col(int turn, int i, int n) {
 // count mod P elements (only in the buffer's last block) one at a time.
 // (Copying in through cp.async, which holds no registers, ran 5-14%
 // slower at 10 columns, docs/PERFORMANCE.md GPU entry 103.)
-// C (at most U) packs a thread are in flight at once: the lean forward
-// copies in steps of C to keep its registers few (the steps' loop is not
-// unrolled, or the compiler issues later steps' loads early: 54-56
-// registers at N = 64 against 46-48).
-template <typename T, int U, int A, int C = U>
+template <typename T, int U, int A>
 __device__ __forceinline__ void staged_copy(T* const (&dst)[A], const T* const (&src)[A], int count) {
 	constexpr int P = 16 / (int)sizeof(T);
 	const int packs = count / P;
-#pragma unroll 1
-	for (int u0 = 0; u0 < U; u0 += C) {
-		Pack<T, P> r[A][C];
+	Pack<T, P> r[A][U];
 #pragma unroll
-		for (int u = 0; u < C; ++u) {
-			const int i = (int)threadIdx.x + (u0 + u) * SM_STAGED_THREADS;
+	for (int u = 0; u < U; ++u) {
+		const int i = (int)threadIdx.x + u * SM_STAGED_THREADS;
 #pragma unroll
-			for (int a = 0; a < A; ++a)
-				if (u0 + u < U && i < packs) r[a][u] = reinterpret_cast<const Pack<T, P>*>(src[a])[i];
-		}
+		for (int a = 0; a < A; ++a)
+			if (i < packs) r[a][u] = reinterpret_cast<const Pack<T, P>*>(src[a])[i];
+	}
 #pragma unroll
-		for (int u = 0; u < C; ++u) {
-			const int i = (int)threadIdx.x + (u0 + u) * SM_STAGED_THREADS;
+	for (int u = 0; u < U; ++u) {
+		const int i = (int)threadIdx.x + u * SM_STAGED_THREADS;
 #pragma unroll
-			for (int a = 0; a < A; ++a)
-				if (u0 + u < U && i < packs) reinterpret_cast<Pack<T, P>*>(dst[a])[i] = r[a][u];
-		}
+		for (int a = 0; a < A; ++a)
+			if (i < packs) reinterpret_cast<Pack<T, P>*>(dst[a])[i] = r[a][u];
 	}
 	for (int i = packs * P + (int)threadIdx.x; i < count; i += SM_STAGED_THREADS)
 #pragma unroll
@@ -2011,57 +2004,6 @@ template <typename T, int N, int R> __device__ __forceinline__ void fwd_rows_sta
 	}
 	__syncthreads();
 	staged_copy<T, Block::U, 1>({y + b.first * b.n}, {s}, b.count);
-}
-
-// staged_each calls f on each of the n elements of a thread's row in
-// shared memory, in staged_col's order. One loop of n steps, the same for
-// every lane: two loops split at turn, which differs lane to lane, ran the
-// lean forward 1.3-4.7x slower where turn is not 0 (GPU entry 105).
-template <typename T, typename F> __device__ __forceinline__ void staged_each(T* row, int turn, int n, F f) {
-#pragma unroll 4
-	for (int i = 0; i < n; ++i) f(row[staged_col(turn, i, n)]);
-}
-
-// fwd_rows_staged_lean is fwd_rows_staged (one row a thread) for rows too
-// long to hold: the row stays in shared memory and the thread reads it
-// three times (maximum, sum, outputs written in place), so it needs few
-// registers and an SM holds as many blocks as its shared memory takes
-// (at 64 columns 7 of float32, 14 of the half types, against 3 and 4
-// holding the row). Arithmetic as fwd_vals' with SCALED, element for
-// element: the sum adds the same exponentials in the same order (the
-// columns past n that fwd_vals fills with -Inf add 0), and each output is
-// formed from its input as fwd_vals forms it.
-template <typename T, int N> __device__ __forceinline__ void fwd_rows_staged_lean(const T* x, T* y, const View& v) {
-	typedef typename Num<T>::acc A;
-	typedef StagedBlock<T, N, 1> Block;
-	constexpr int C = Block::U < 4 ? Block::U : 4;
-	const Block b(v);
-	T* s = reinterpret_cast<T*>(sm_dynamic);
-	staged_copy<T, Block::U, 1, C>({s}, {x + b.first * b.n}, b.count);
-	__syncthreads();
-	const RowGroup g(1, RowGroup::Shifted{});
-	const bool valid = b.row(0) < b.count;
-	T* row = s + b.row(0);
-	const int n = valid ? b.n : 0;
-	A m = sm_lowest<A>(), sum = A(0);
-	staged_each(row, b.turn, n, [&](const T& e) { m = fmax(m, Num<T>::in(e)); });
-	staged_each(row, b.turn, n, [&](const T& e) { sum += row_exp_biased<T>(Num<T>::in(e), m, v.ex); });
-	const bool exact = valid && !(sum >= A(RowBias<T>::one) && sum <= A(1e30));
-	if (valid && !exact) {
-		if (v.log && v.scale == 1.0) {
-			const A ls = row_log_sum<T>(sum * A(RowBias<T>::inv));
-			staged_each(row, b.turn, n, [&](T& e) { e = Num<T>::out((Num<T>::in(e) - m) - ls); });
-		} else if (v.log) {
-			const double lsum = log((double)sum * RowBias<T>::inv);
-			staged_each(row, b.turn, n, [&](T& e) { e = Num<T>::out(Num<T>::logout(Num<T>::in(e), m, v.scale, lsum)); });
-		} else {
-			const A r = A(1) / sum;
-			staged_each(row, b.turn, n, [&](T& e) { e = Num<T>::out(row_exp_biased<T>(Num<T>::in(e), m, v.ex) * r); });
-		}
-	}
-	if (g.any(exact)) row_exact_fwd<T>(row, row, v, 0, exact, g);
-	__syncthreads();
-	staged_copy<T, Block::U, 1, C>({y + b.first * b.n}, {s}, b.count);
 }
 
 // bwd_rows_staged: y and dy staged side by side, dx written over dy's
