@@ -1338,7 +1338,9 @@ func TestGPUStaged(t *testing.T) {
 			{Float16, []int{1 << 18, 48}, false, ""},
 			{Float32, []int{1 << 18, 50}, true, "softmax_bwd_staged56_f32"},
 			{Float32, []int{1 << 17, 50}, true, ""},
-			{Float32, []int{1 << 18, 50}, false, ""},
+			{Float32, []int{1 << 18, 50}, false, "softmax_fwd_staged56_f32"},
+			{Float32, []int{1 << 17, 50}, false, ""},
+			{Float32, []int{1 << 18, 48}, false, ""}, // whole packs
 		} {
 			p := planWith(t, d, c.dt, c.shape, layout.Params{Axis: -1, Scale: 1, Log: c.bwd}, c.bwd, TierAuto)
 			if got := p.names[0]; c.want == "" && stagedName(got) || c.want != "" && got != c.want {

@@ -282,7 +282,10 @@ func TestStagedOn(t *testing.T) {
 		{Float32, true, KeepAll, 1 << 18, 49, true, 1},
 		{Float32, true, KeepAll, 1<<18 - 1, 49, false, 0},
 		{Float32, true, KeepAll, 1 << 20, 60, false, 0},
-		{Float32, false, KeepAll, 1 << 20, 33, false, 0},
+		{Float32, false, KeepAll, 1 << 20, 33, true, 1},
+		{Float32, false, KeepAll, 1 << 18, 49, true, 1},
+		{Float32, false, KeepAll, 1<<18 - 1, 50, false, 0},
+		{Float32, false, KeepAll, 1 << 20, 60, false, 0}, // whole packs
 	} {
 		on := StagedOn(c.t, c.bwd, c.keep, c.rows, c.n)
 		if on != c.on || on && StagedRows(c.t, c.bwd, c.rows, c.n) != c.stride {
