@@ -170,9 +170,9 @@ func StagedOn(t Dtype, bwd bool, keep Keep, rows, n int64) bool {
 //     such rows a column at a time), 1.24-1.92x backward;
 //   - float32's rows of a part pack from StagedWideF32Rows rows: backward
 //     1.08-1.14x at 262144x50, 301056x49 and 1048576x33; forward
-//     1.00-1.03x at 262144x50 and 301056x49, 1.11-1.12x at 1048576x33
-//     (three calls; fewer rows 0.83-1.04x: 131072x50 0.93x, 153600x50
-//     0.94-0.95x);
+//     1.11-1.12x at 1048576x33, 1.01-1.03x at 301056x49, level at
+//     262144x50 (0.99-1.01x) in four calls; fewer rows 0.83-1.04x
+//     (131072x50 0.93x, 153600x50 0.94-0.95x);
 //   - not whole packs (0.79-1.03x: tier 1 reads those whole; but float32's
 //     forward at 60 columns ran 1.13-1.16x faster staged, entry 105).
 func stagedWideOn(t Dtype, part bool, rows int64) bool {
