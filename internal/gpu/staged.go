@@ -164,15 +164,15 @@ func StagedOn(t Dtype, bwd bool, keep Keep, rows, n int64) bool {
 // stagedWideOn is StagedOn's rule for rows of 33-64 columns (N = 48, 56
 // and 64; part: n is not a whole number of packs), from the H100
 // (docs/PERFORMANCE.md GPU entry 104, calls 2 and 3, and entry 105, calls
-// 2 and 3: two rounds each against the other plans):
+// 2-4: against the other plans, two rounds each but call 4's one):
 //   - the half types' rows of a part pack, from StagedWideMinRows rows:
 //     1.23-3.23x forward (262144x60 111.6 -> 34.5 us: the other plan takes
 //     such rows a column at a time), 1.24-1.92x backward;
 //   - float32's rows of a part pack from StagedWideF32Rows rows: backward
 //     1.08-1.14x at 262144x50, 301056x49 and 1048576x33; forward
 //     1.11-1.12x at 1048576x33, 1.01-1.03x at 301056x49, level at
-//     262144x50 (0.99-1.01x) in four calls; fewer rows 0.83-1.04x
-//     (131072x50 0.93x, 153600x50 0.94-0.95x);
+//     262144x50 (0.99-1.01x) in four calls; fewer rows 0.82-1.04x
+//     (131072x50 0.93x, 153600x50 0.94-0.95x, 65536x49 0.82-0.84x);
 //   - not whole packs (0.79-1.03x: tier 1 reads those whole; but float32's
 //     forward at 60 columns ran 1.13-1.16x faster staged, entry 105).
 func stagedWideOn(t Dtype, part bool, rows int64) bool {
