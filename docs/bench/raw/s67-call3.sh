@@ -6,7 +6,8 @@
 # at K = 2), memcheck over both in short form; then float32's forward of
 # rows of 36-512 columns: the plan (K = 4, once4), SOFTMAX_ROWS_K=2 (once2)
 # and SOFTMAX_ROWS_K=2 SOFTMAX_ONCE=0 (call 2's K = 2, fwd_rows), two
-# rounds alternated, and PyTorch's once. One archive.
+# rounds alternated, and PyTorch's once; then the whole GPU suite in short
+# form (no memcheck or racecheck). One archive, written twice.
 set -u
 cd "$(dirname "$0")/../../.."
 W=$OUT/w; mkdir -p $W
@@ -34,5 +35,8 @@ for r in 1 2; do
 done
 timeout 120 python3 bench/torch_bench.py --dtypes float32 --shapes $S --ops $O --out $W/oo-torch.json > $W/oo-torch.log 2>&1; echo "torch rc=$?"
 grep -h "failed checks" $W/*.log | sort | uniq -c
+tar czf $OUT/s67-call3.tgz -C $W .
+(cd cuda && GPU_TEST_SHORT=1 GPU_TEST_MEMCHECK=0 GPU_TEST_RACECHECK=0 GPU_TEST_TIMEOUT=300 bash ../scripts/cuda-gpu-test.sh $W > $W/summary.txt 2>&1; echo "suite rc=$?")
+tail -n 4 $W/summary.txt
 date -u >> $W/date.txt
 tar czf $OUT/s67-call3.tgz -C $W .
