@@ -1498,7 +1498,7 @@ func TestGPUOnce(t *testing.T) {
 		} {
 			params := layout.Params{Axis: -1, Scale: 1, Causal: c.causal}
 			p := planWith(t, d, c.dt, c.shape, params, c.bwd, TierAuto)
-			if got := p.names[0] == gpu.OnceKernelFor(Float32, p.group); got != c.once {
+			if got := p.names[0] == onceKernelAt(Float32, c.shape[len(c.shape)-1], p.group); got != c.once {
 				t.Errorf("%v %v causal %v bwd %v: kernel %s, one-row kernel wanted: %v", c.dt, c.shape, c.causal, c.bwd, p.names[0], c.once)
 			}
 		}
@@ -1507,16 +1507,17 @@ func TestGPUOnce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(33, 33))
 	dt := Float32
 	pk := 16 / dt.Size()
-	// From 3 packs: rows of 1 and 2 take K = 1 and 2 (gpu.RowsShape). Groups
-	// of 1, 2, 128, 160 and 256 threads take the kernel of any group, 8 to
-	// 64 their own (gpu.OnceGroups).
+	// From 2 packs: rows of 1 take K = 1 (gpu.RowsShape), which has no
+	// one-row kernel. Groups of 1, 2, 128, 160 and 256 threads take the
+	// kernel of any group, 8 to 64 their own (gpu.OnceGroups); K = 2 takes
+	// over at some lengths (rowsK).
 	ran := map[string]bool{}
-	for i, packs := range []int{3, 4, 8, 31, 32, 33, 127, 128, 129, 255, 256, 511, 512, 513, 1000, 1024} {
+	for i, packs := range []int{2, 3, 4, 8, 11, 13, 15, 31, 32, 33, 127, 128, 129, 255, 256, 511, 512, 513, 1000, 1024} {
 		n := packs * pk
 		rows := 5 + 3*(i%5) // blocks of 128 threads hold 4 to 64 rows: most are part empty
 		d.once = true
-		if p := planAt(t, d, dt, []int{rows, n}, false, TierRows); p.names[0] != gpu.OnceKernelFor(dt, p.group) {
-			t.Errorf("%dx%d: kernel %s, want %s", rows, n, p.names[0], gpu.OnceKernelFor(dt, p.group))
+		if p := planAt(t, d, dt, []int{rows, n}, false, TierRows); p.names[0] != onceKernelAt(dt, n, p.group) {
+			t.Errorf("%dx%d: kernel %s, want %s", rows, n, p.names[0], onceKernelAt(dt, n, p.group))
 		} else {
 			ran[p.names[0]] = true
 		}
@@ -1537,12 +1538,20 @@ func TestGPUOnce(t *testing.T) {
 		}
 	}
 	if !tierKnobsSet() {
-		for _, name := range append(gpu.OnceGroupKernels(dt), gpu.OnceKernel(dt)) {
+		for _, name := range gpu.OnceGroupKernels(dt) {
 			if !ran[name] {
 				t.Errorf("%s did not run", name)
 			}
 		}
 	}
+}
+
+// onceKernelAt names the one-row kernel tier 1 takes for forward rows of
+// n columns of dt without mask or causal limit in groups of w threads, at
+// the packs per thread gpu.RowsShape gives them.
+func onceKernelAt(dt Dtype, n, w int) string {
+	k, _, _ := gpu.RowsShape(dt, false, gpu.KeepAll, int64(n), warpSize)
+	return gpu.OnceKernelFor(dt, k, w)
 }
 
 // TestGPUShifted runs tier 1's shifted kernels (rows that are not a whole

@@ -86,8 +86,7 @@ func kernelNames() []string {
 					}
 				}
 			}
-			if dir == "fwd" && gpu.OnceK(dt) > 0 {
-				names = append(names, gpu.OnceKernel(dt))
+			if dir == "fwd" {
 				names = append(names, gpu.OnceGroupKernels(dt)...)
 			}
 			if dir == "bwd" && gpu.StreamKernels(dt) {
@@ -905,10 +904,10 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		p.grid[0] = int(min(want, 1<<30))
 		// Float32 forward rows of aligned packs, where the grid has a group
 		// for every row, take the one-row kernel (fewer registers).
-		if once := d.set(c)[gpu.OnceKernel(c.dt)]; once != nil && !packed && p.vec && want <= 1<<30 && threads <= once.maxThreads &&
-			(gpu.OnceOn(c.dt, c.bwd, keep, k, w) || d.once && !c.bwd && keep == gpu.KeepAll && k == gpu.OnceK(c.dt)) {
+		if once := d.set(c)[gpu.OnceKernel(c.dt, k)]; once != nil && !packed && p.vec && want <= 1<<30 && threads <= once.maxThreads &&
+			(gpu.OnceOn(c.dt, c.bwd, keep, k, w) || d.once && !c.bwd && keep == gpu.KeepAll && slices.Contains(gpu.OnceKs(c.dt), k)) {
 			p.names[0] = once.name
-			if own := d.set(c)[gpu.OnceKernelFor(c.dt, w)]; own != nil && threads <= own.maxThreads {
+			if own := d.set(c)[gpu.OnceKernelFor(c.dt, k, w)]; own != nil && threads <= own.maxThreads {
 				p.names[0] = own.name
 			}
 		}

@@ -273,15 +273,24 @@ extern "C" __global__ void __launch_bounds__(256, 8)
     softmax_fwd_once4_f32(const float *x, float *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {
 	fwd_rows_once<float, 4>(x, y, SM_VIEW(), (int)group);
 }
-#define SM_ONCE_GROUP(W)                                                                           \
-	extern "C" __global__ void __launch_bounds__(256, 8)                                         \
-	    softmax_fwd_once4w##W##_f32(const float *x, float *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) { \
-		fwd_rows_once<float, 4>(x, y, SM_VIEW(), W);                                             \
+#define SM_ONCE_GROUP(K, W)                                                                            \
+	extern "C" __global__ void __launch_bounds__(256, 8)                                             \
+	    softmax_fwd_once##K##w##W##_f32(const float *x, float *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) { \
+		fwd_rows_once<float, K>(x, y, SM_VIEW(), W);                                                 \
 	}
-SM_ONCE_GROUP(8)
-SM_ONCE_GROUP(16)
-SM_ONCE_GROUP(32)
-SM_ONCE_GROUP(64)
+SM_ONCE_GROUP(4, 8)
+SM_ONCE_GROUP(4, 16)
+SM_ONCE_GROUP(4, 32)
+SM_ONCE_GROUP(4, 64)
+// K = 2, for the rows rowsK gives 8 lanes or more at two packs a lane
+// (internal/gpu.OnceKs): 32 registers, 16 bytes spilled in the exact pass.
+extern "C" __global__ void __launch_bounds__(256, 8)
+    softmax_fwd_once2_f32(const float *x, float *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {
+	fwd_rows_once<float, 2>(x, y, SM_VIEW(), (int)group);
+}
+SM_ONCE_GROUP(2, 8)
+SM_ONCE_GROUP(2, 16)
+SM_ONCE_GROUP(2, 32)
 #endif
 
 // Tier 1 over a thread block cluster (sm_90; internal/gpu.ClusterKernel):

@@ -1,9 +1,12 @@
 package gpu
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestOnceOn pins which tier 1 problems take the one-row kernel: float32
-// forward at K = 4 without mask or causal limit in groups of at most
+// forward at K = 4 or 2 without mask or causal limit in groups of at most
 // OnceMaxGroup threads.
 func TestOnceOn(t *testing.T) {
 	defer func(s string) { onceSetting = s }(onceSetting)
@@ -18,7 +21,9 @@ func TestOnceOn(t *testing.T) {
 		{Float32, false, KeepAll, 4, 8, true},
 		{Float32, false, KeepAll, 4, 128, true},
 		{Float32, false, KeepAll, 4, 256, false},
-		{Float32, false, KeepAll, 2, 8, false},
+		{Float32, false, KeepAll, 2, 8, true},
+		{Float32, false, KeepAll, 2, 256, false},
+		{Float32, false, KeepAll, 1, 8, false},
 		{Float32, true, KeepAll, 4, 8, false},
 		{Float32, false, KeepCausal, 4, 8, false},
 		{Float32, false, KeepMask, 4, 8, false},
@@ -33,7 +38,7 @@ func TestOnceOn(t *testing.T) {
 	if OnceOn(Float32, false, KeepAll, 4, 8) {
 		t.Error("SOFTMAX_ONCE=0: on")
 	}
-	if got := OnceKernel(Float32); got != "softmax_fwd_once4_f32" {
+	if got := OnceKernel(Float32, 4); got != "softmax_fwd_once4_f32" {
 		t.Errorf("kernel %s", got)
 	}
 	if OnceMaxGroup > OnceMaxThreads || OnceMaxThreads > RowsMaxThreads {
@@ -46,24 +51,31 @@ func TestOnceOn(t *testing.T) {
 func TestOnceKernelFor(t *testing.T) {
 	defer func(s string) { onceGroupsSetting = s }(onceGroupsSetting)
 	onceGroupsSetting = ""
-	for w, want := range map[int]string{
-		1: "softmax_fwd_once4_f32", 4: "softmax_fwd_once4_f32",
-		8: "softmax_fwd_once4w8_f32", 16: "softmax_fwd_once4w16_f32", 32: "softmax_fwd_once4w32_f32",
-		64: "softmax_fwd_once4w64_f32", 96: "softmax_fwd_once4_f32", 128: "softmax_fwd_once4_f32",
-		256: "softmax_fwd_once4_f32",
+	for _, c := range []struct {
+		k, w int
+		want string
+	}{
+		{4, 1, "softmax_fwd_once4_f32"}, {4, 4, "softmax_fwd_once4_f32"},
+		{4, 8, "softmax_fwd_once4w8_f32"}, {4, 16, "softmax_fwd_once4w16_f32"}, {4, 32, "softmax_fwd_once4w32_f32"},
+		{4, 64, "softmax_fwd_once4w64_f32"}, {4, 96, "softmax_fwd_once4_f32"}, {4, 128, "softmax_fwd_once4_f32"},
+		{4, 256, "softmax_fwd_once4_f32"},
+		{2, 4, "softmax_fwd_once2_f32"}, {2, 8, "softmax_fwd_once2w8_f32"}, {2, 16, "softmax_fwd_once2w16_f32"},
+		{2, 32, "softmax_fwd_once2w32_f32"}, {2, 64, "softmax_fwd_once2_f32"},
 	} {
-		if got := OnceKernelFor(Float32, w); got != want {
-			t.Errorf("w %d: %s, want %s", w, got, want)
+		if got := OnceKernelFor(Float32, c.k, c.w); got != c.want {
+			t.Errorf("k %d w %d: %s, want %s", c.k, c.w, got, c.want)
 		}
 	}
-	if got := OnceGroupKernels(Float32); len(got) != 4 || got[0] != "softmax_fwd_once4w8_f32" || got[3] != "softmax_fwd_once4w64_f32" {
+	want := []string{"softmax_fwd_once4_f32", "softmax_fwd_once4w8_f32", "softmax_fwd_once4w16_f32", "softmax_fwd_once4w32_f32", "softmax_fwd_once4w64_f32",
+		"softmax_fwd_once2_f32", "softmax_fwd_once2w8_f32", "softmax_fwd_once2w16_f32", "softmax_fwd_once2w32_f32"}
+	if got := OnceGroupKernels(Float32); !slices.Equal(got, want) || OnceGroupKernels(Float16) != nil {
 		t.Errorf("OnceGroupKernels: %v", got)
 	}
 	if got := OnceGroupKernels(Float64); got != nil {
 		t.Errorf("float64: %v", got)
 	}
 	onceGroupsSetting = "0"
-	if got := OnceKernelFor(Float32, 8); got != "softmax_fwd_once4_f32" {
+	if got := OnceKernelFor(Float32, 2, 8); got != "softmax_fwd_once2_f32" {
 		t.Errorf("SOFTMAX_ONCE_GROUPS=0: %s", got)
 	}
 }
