@@ -1488,6 +1488,8 @@ func TestGPUOnce(t *testing.T) {
 			once   bool
 		}{
 			{Float32, []int{65536, 128}, false, false, true},
+			{Float32, []int{262144, 60}, false, false, true},
+			{Float32, []int{4096, 36}, false, false, true},
 			{Float32, []int{2048, 2048}, false, false, true},
 			{Float32, []int{3, 5, 7, 64}, false, false, true},
 			{Float32, []int{16384, 4096}, false, false, false},
@@ -1502,21 +1504,31 @@ func TestGPUOnce(t *testing.T) {
 				t.Errorf("%v %v causal %v bwd %v: kernel %s, one-row kernel wanted: %v", c.dt, c.shape, c.causal, c.bwd, p.names[0], c.once)
 			}
 		}
+		// An odd number of packs from 9 to 15 at K = 2 (gpu.OnceShape).
+		for n, want := range map[int]string{36: "softmax_fwd_once2w8_f32", 60: "softmax_fwd_once2w8_f32", 56: "softmax_fwd_once4_f32", 68: "softmax_fwd_once4w8_f32"} {
+			p := planWith(t, d, Float32, []int{65536, n}, layout.Params{Axis: -1, Scale: 1}, false, TierAuto)
+			if p.names[0] != want || p.group != 8 && want != "softmax_fwd_once4_f32" {
+				t.Errorf("65536x%d: kernel %s, group %d; want %s", n, p.names[0], p.group, want)
+			}
+		}
 	}
 	defer func() { d.once = false }()
 	rng := rand.New(rand.NewPCG(33, 33))
 	dt := Float32
 	pk := 16 / dt.Size()
 	// From 2 packs: rows of 1 take K = 1 (gpu.RowsShape), which has no
-	// one-row kernel. Groups of 1, 2, 128, 160 and 256 threads take the
-	// kernel of any group, 8 to 64 their own (gpu.OnceGroups); K = 2 takes
-	// over at some lengths (rowsK).
+	// one-row kernel, and rows of 2 K = 2. Groups of 1, 2, 128, 160 and 256
+	// threads take the kernel of any group, 8 to 64 their own
+	// (gpu.OnceGroups); 11, 13 and 15 packs K = 2 in groups of 8
+	// (gpu.OnceShape).
 	ran := map[string]bool{}
 	for i, packs := range []int{2, 3, 4, 8, 11, 13, 15, 31, 32, 33, 127, 128, 129, 255, 256, 511, 512, 513, 1000, 1024} {
 		n := packs * pk
 		rows := 5 + 3*(i%5) // blocks of 128 threads hold 4 to 64 rows: most are part empty
 		d.once = true
-		if p := planAt(t, d, dt, []int{rows, n}, false, TierRows); p.names[0] != onceKernelAt(dt, n, p.group) {
+		// Groups past the kernel's launch bound (K = 2 under SOFTMAX_ROWS_K
+		// from 513 packs) take fwd_rows.
+		if p := planAt(t, d, dt, []int{rows, n}, false, TierRows); p.threads <= gpu.OnceMaxThreads && p.names[0] != onceKernelAt(dt, n, p.group) {
 			t.Errorf("%dx%d: kernel %s, want %s", rows, n, p.names[0], onceKernelAt(dt, n, p.group))
 		} else {
 			ran[p.names[0]] = true
@@ -1548,9 +1560,9 @@ func TestGPUOnce(t *testing.T) {
 
 // onceKernelAt names the one-row kernel tier 1 takes for forward rows of
 // n columns of dt without mask or causal limit in groups of w threads, at
-// the packs per thread gpu.RowsShape gives them.
+// the packs per thread gpu.OnceShape gives them.
 func onceKernelAt(dt Dtype, n, w int) string {
-	k, _, _ := gpu.RowsShape(dt, false, gpu.KeepAll, int64(n), warpSize)
+	k, _, _ := gpu.OnceShape(dt, int64(n), warpSize)
 	return gpu.OnceKernelFor(dt, k, w)
 }
 

@@ -282,15 +282,14 @@ SM_ONCE_GROUP(4, 8)
 SM_ONCE_GROUP(4, 16)
 SM_ONCE_GROUP(4, 32)
 SM_ONCE_GROUP(4, 64)
-// K = 2, for the rows rowsK gives 8 lanes or more at two packs a lane
-// (internal/gpu.OnceKs): 32 registers, 16 bytes spilled in the exact pass.
+// K = 2 (internal/gpu.OnceShape): rows of an odd number of packs from 9 to
+// 15 (36-60 columns), 8 lanes a row; other groups only under
+// SOFTMAX_ROWS_K=2. 32 registers, 16 bytes spilled in the exact pass.
 extern "C" __global__ void __launch_bounds__(256, 8)
     softmax_fwd_once2_f32(const float *x, float *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {
 	fwd_rows_once<float, 2>(x, y, SM_VIEW(), (int)group);
 }
 SM_ONCE_GROUP(2, 8)
-SM_ONCE_GROUP(2, 16)
-SM_ONCE_GROUP(2, 32)
 #endif
 
 // Tier 1 over a thread block cluster (sm_90; internal/gpu.ClusterKernel):

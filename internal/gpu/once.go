@@ -48,16 +48,36 @@ func OnceKernel(t Dtype, k int) string { return tierKernel("once", t, false, k, 
 // once{K}w{W}). At K = 4, rows of 128 to 1024 float32 columns: on the H200
 // 1.5-2.7% faster than the kernel of any group at 65536x128, 16384x256,
 // 32768x512 and 8192x1024 (docs/PERFORMANCE.md GPU entry 55); a group of
-// 128 was 1% slower at 16384x2048 and is left out. At K = 2, rows of 36 to
-// 256 columns (entry 106). Other groups take OnceKernel's.
+// 128 was 1% slower at 16384x2048 and is left out. At K = 2, the group
+// OnceShape gives it (8). Other groups take OnceKernel's.
 func OnceGroups(k int) []int {
 	switch k {
 	case 4:
 		return []int{8, 16, 32, 64}
 	case 2:
-		return []int{8, 16, 32}
+		return []int{8}
 	}
 	return nil
+}
+
+// OnceShape is RowsShape for t's forward of unmasked rows of n columns
+// whose packs are all aligned, where the one-row kernel takes them: rows
+// of an odd number of float32 packs from 9 to 15 (36, 44, 52 and 60
+// columns) at K = 2 in groups of 8, others as RowsShape. Such a row is not
+// a whole number of 32-byte sectors, so at K = 4 (4 lanes, 64 bytes a
+// load) every other row's loads span three sectors instead of two; at
+// K = 2 (128 bytes) five instead of four. On the H100 against K = 4
+// (docs/PERFORMANCE.md GPU entry 106): 1.10-1.19x at 262144 and 1048576
+// rows of 44, 52 and 60 columns, 1.10-1.11x at 262144x36, 1.02-1.12x at
+// 65536 rows; level (0.95-1.03x) at the even packs between, and at 17-32
+// packs (0.98-1.01x), which keep K = 4. SOFTMAX_ROWS_K still sets K
+// everywhere.
+func OnceShape(t Dtype, n int64, warp int) (k, w int, ok bool) {
+	packs := rowPacks(t, n)
+	if onceSetting != "0" && t == Float32 && packs%2 == 1 && packs >= 9 && packs <= 15 {
+		return rowsShape(false, packs, preferred(2, 4), 4, warp)
+	}
+	return RowsShape(t, false, KeepAll, n, warp)
 }
 
 // OnceGroupKernels names every one-row kernel of t, the kernels of any

@@ -59,15 +59,15 @@ func TestOnceKernelFor(t *testing.T) {
 		{4, 8, "softmax_fwd_once4w8_f32"}, {4, 16, "softmax_fwd_once4w16_f32"}, {4, 32, "softmax_fwd_once4w32_f32"},
 		{4, 64, "softmax_fwd_once4w64_f32"}, {4, 96, "softmax_fwd_once4_f32"}, {4, 128, "softmax_fwd_once4_f32"},
 		{4, 256, "softmax_fwd_once4_f32"},
-		{2, 4, "softmax_fwd_once2_f32"}, {2, 8, "softmax_fwd_once2w8_f32"}, {2, 16, "softmax_fwd_once2w16_f32"},
-		{2, 32, "softmax_fwd_once2w32_f32"}, {2, 64, "softmax_fwd_once2_f32"},
+		{2, 4, "softmax_fwd_once2_f32"}, {2, 8, "softmax_fwd_once2w8_f32"}, {2, 16, "softmax_fwd_once2_f32"},
+		{2, 64, "softmax_fwd_once2_f32"},
 	} {
 		if got := OnceKernelFor(Float32, c.k, c.w); got != c.want {
 			t.Errorf("k %d w %d: %s, want %s", c.k, c.w, got, c.want)
 		}
 	}
 	want := []string{"softmax_fwd_once4_f32", "softmax_fwd_once4w8_f32", "softmax_fwd_once4w16_f32", "softmax_fwd_once4w32_f32", "softmax_fwd_once4w64_f32",
-		"softmax_fwd_once2_f32", "softmax_fwd_once2w8_f32", "softmax_fwd_once2w16_f32", "softmax_fwd_once2w32_f32"}
+		"softmax_fwd_once2_f32", "softmax_fwd_once2w8_f32"}
 	if got := OnceGroupKernels(Float32); !slices.Equal(got, want) || OnceGroupKernels(Float16) != nil {
 		t.Errorf("OnceGroupKernels: %v", got)
 	}
@@ -77,5 +77,39 @@ func TestOnceKernelFor(t *testing.T) {
 	onceGroupsSetting = "0"
 	if got := OnceKernelFor(Float32, 2, 8); got != "softmax_fwd_once2_f32" {
 		t.Errorf("SOFTMAX_ONCE_GROUPS=0: %s", got)
+	}
+}
+
+// TestOnceShape pins the layout the one-row kernel takes: K = 2 in groups
+// of 8 for float32 rows of an odd number of packs from 9 to 15, RowsShape's
+// elsewhere (rows of whole packs only), and SOFTMAX_ROWS_K's K over both.
+func TestOnceShape(t *testing.T) {
+	defer func(k int, s string) { rowsPreferOverride, onceSetting = k, s }(rowsPreferOverride, onceSetting)
+	rowsPreferOverride, onceSetting = 0, ""
+	for _, c := range []struct {
+		dt   Dtype
+		n    int64
+		k, w int
+	}{
+		{Float32, 28, 4, 2}, {Float32, 32, 4, 2}, {Float32, 36, 2, 8}, {Float32, 40, 4, 4}, {Float32, 44, 2, 8},
+		{Float32, 48, 4, 4}, {Float32, 52, 2, 8}, {Float32, 56, 4, 4}, {Float32, 60, 2, 8}, {Float32, 64, 4, 4},
+		{Float32, 68, 4, 8}, {Float32, 124, 4, 8}, {Float16, 120, 2, 8}, {Float64, 36, 4, 8},
+	} {
+		k, w, ok := OnceShape(c.dt, c.n, 32)
+		rk, rw, _ := RowsShape(c.dt, false, KeepAll, c.n, 32)
+		if !ok || k != c.k || w != c.w {
+			t.Errorf("%v n %d: k %d w %d ok %v; want k %d w %d", c.dt, c.n, k, w, ok, c.k, c.w)
+		}
+		if odd := c.dt == Float32 && c.k == 2; !odd && (k != rk || w != rw) {
+			t.Errorf("%v n %d: k %d w %d; RowsShape's k %d w %d", c.dt, c.n, k, w, rk, rw)
+		}
+	}
+	rowsPreferOverride = 4
+	if k, w, _ := OnceShape(Float32, 60, 32); k != 4 || w != 4 {
+		t.Errorf("SOFTMAX_ROWS_K=4: k %d w %d", k, w)
+	}
+	rowsPreferOverride, onceSetting = 0, "0"
+	if k, _, _ := OnceShape(Float32, 60, 32); k != 4 {
+		t.Errorf("SOFTMAX_ONCE=0: k %d", k)
 	}
 }
