@@ -1472,14 +1472,14 @@ func stagedInPlace(t *testing.T, d *Device, dt Dtype, p problem, r int) {
 }
 
 // TestGPUOnce runs tier 1's one-row kernel (gpu.OnceOn) over rows of
-// three packs to the most its launch bound holds, rows that leave a block part
+// two packs to the most its launch bound holds, rows that leave a block part
 // empty, softmax and log-softmax, with special values (its exact pass runs
 // after the other rows are stored) and with a scale, against the reference.
 func TestGPUOnce(t *testing.T) {
 	d := device(t)
 	if !tierKnobsSet() {
 		// The rule: float32 forward of aligned rows, no causal limit, in
-		// groups of at most gpu.OnceMaxGroup threads.
+		// groups of at most gpu.OnceMaxGroup threads (K = 2: of 8).
 		for _, c := range []struct {
 			dt     Dtype
 			shape  []int
@@ -1490,6 +1490,7 @@ func TestGPUOnce(t *testing.T) {
 			{Float32, []int{65536, 128}, false, false, true},
 			{Float32, []int{262144, 60}, false, false, true},
 			{Float32, []int{4096, 36}, false, false, true},
+			{Float32, []int{4096, 8}, false, false, false}, // K = 2 in groups of 1: fwd_rows
 			{Float32, []int{2048, 2048}, false, false, true},
 			{Float32, []int{3, 5, 7, 64}, false, false, true},
 			{Float32, []int{16384, 4096}, false, false, false},

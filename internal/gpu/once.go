@@ -7,8 +7,8 @@ import (
 )
 
 // Tier 1's one-row form (CUDA, cukernels/softmax.cuh fwd_rows_once): the
-// float32 forward at K = 4, and at K = 2 where rowsK prefers it, for
-// unmasked rows of whole aligned packs, on a grid with a group for every
+// float32 forward at K = 4, and at K = 2 where OnceShape lays rows out so,
+// for unmasked rows of whole aligned packs, on a grid with a group for every
 // row, so each group takes one row and no loop. Bounded to 32 registers
 // (launch bound 256 threads, 8 blocks per SM; at K = 4 4 bytes spilled, in
 // the exact pass only), against fwd_rows' 64: 16 blocks of 128 threads
@@ -30,8 +30,8 @@ const OnceMaxGroup = 128
 const OnceMaxThreads = 256
 
 // OnceKs lists the packs per thread with one-row kernels for t (none
-// where t has none): float32 at K = 4, and at K = 2 for the rows rowsK
-// gives two packs a lane.
+// where t has none): float32 at K = 4, and at K = 2 for the rows
+// OnceShape gives two packs a lane.
 func OnceKs(t Dtype) []int {
 	if t == Float32 {
 		return []int{4, 2}
@@ -115,8 +115,14 @@ var onceGroupsSetting = os.Getenv("SOFTMAX_ONCE_GROUPS")
 // are all aligned and whose grid has a group for every row.
 // SOFTMAX_ONCE=0 turns it off (a tuning knob for benchmarks, read once at
 // start).
+// K = 2 takes it only in OnceShape's group (8) unless SOFTMAX_ROWS_K
+// sets K: rows of 2 packs (8 float32 columns), which RowsShape gives K = 2
+// in groups of 1, were not measured on it and keep fwd_rows.
 func OnceOn(t Dtype, bwd bool, keep Keep, k, w int) bool {
-	return onceSetting != "0" && !bwd && keep == KeepAll && slices.Contains(OnceKs(t), k) && w <= OnceMaxGroup
+	if onceSetting == "0" || bwd || keep != KeepAll || !slices.Contains(OnceKs(t), k) || w > OnceMaxGroup {
+		return false
+	}
+	return k == 4 || rowsPreferOverride > 0 || slices.Contains(OnceGroups(k), w)
 }
 
 var onceSetting = os.Getenv("SOFTMAX_ONCE")

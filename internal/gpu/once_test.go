@@ -6,11 +6,12 @@ import (
 )
 
 // TestOnceOn pins which tier 1 problems take the one-row kernel: float32
-// forward at K = 4 or 2 without mask or causal limit in groups of at most
-// OnceMaxGroup threads.
+// forward without mask or causal limit, at K = 4 in groups of at most
+// OnceMaxGroup threads, at K = 2 in groups of 8 (any group up to
+// OnceMaxGroup under SOFTMAX_ROWS_K).
 func TestOnceOn(t *testing.T) {
-	defer func(s string) { onceSetting = s }(onceSetting)
-	onceSetting = ""
+	defer func(s string, k int) { onceSetting, rowsPreferOverride = s, k }(onceSetting, rowsPreferOverride)
+	onceSetting, rowsPreferOverride = "", 0
 	for _, c := range []struct {
 		dt   Dtype
 		bwd  bool
@@ -22,6 +23,8 @@ func TestOnceOn(t *testing.T) {
 		{Float32, false, KeepAll, 4, 128, true},
 		{Float32, false, KeepAll, 4, 256, false},
 		{Float32, false, KeepAll, 2, 8, true},
+		{Float32, false, KeepAll, 2, 1, false},
+		{Float32, false, KeepAll, 2, 16, false},
 		{Float32, false, KeepAll, 2, 256, false},
 		{Float32, false, KeepAll, 1, 8, false},
 		{Float32, true, KeepAll, 4, 8, false},
@@ -34,6 +37,11 @@ func TestOnceOn(t *testing.T) {
 			t.Errorf("%v bwd %v keep %v k %d w %d: %v, want %v", c.dt, c.bwd, c.keep, c.k, c.w, got, c.want)
 		}
 	}
+	rowsPreferOverride = 2
+	if !OnceOn(Float32, false, KeepAll, 2, 1) || !OnceOn(Float32, false, KeepAll, 2, 16) || OnceOn(Float32, false, KeepAll, 2, 256) {
+		t.Error("SOFTMAX_ROWS_K=2: K = 2 not in every group up to OnceMaxGroup")
+	}
+	rowsPreferOverride = 0
 	onceSetting = "0"
 	if OnceOn(Float32, false, KeepAll, 4, 8) {
 		t.Error("SOFTMAX_ONCE=0: on")
