@@ -261,13 +261,13 @@ SM_STAGED_ALL(bf16, sm_bf16, 4)
 
 // Tier 1's one-row form of the float32 forward (fwd_rows_once, unmasked
 // rows of aligned packs, a group for every row, the scale in float32:
-// internal/gpu.OnceOn): bounded to 32 registers (4 bytes spilled, in the
-// exact pass), so 16 blocks of 128 threads run per SM (the most) where
-// fwd_rows' 64 leave 8. once4w{W} fix the group at W threads
-// (internal/gpu.OnceGroups): the constant takes the group's shuffle loop,
-// the shared memory path past a warp and the division by W out at compile
-// time, 321 instructions to a row's stores at W = 8 against 553 (the
-// exact pass spills 12-40 bytes). CUDA only.
+// internal/gpu.OnceOn), at K = 4 and 2: bounded to 32 registers (4 and 16
+// bytes spilled, in the exact pass), so 16 blocks of 128 threads run per
+// SM (the most) where fwd_rows' 64 leave 8. once{K}w{W} fix the group at
+// W threads (internal/gpu.OnceGroups): the constant takes the group's
+// shuffle loop, the shared memory path past a warp and the division by W
+// out at compile time, 321 instructions to a row's stores at K = 4, W = 8
+// against 553 (the exact pass spills 12-40 bytes). CUDA only.
 #if !defined(__HIPCC__)
 extern "C" __global__ void __launch_bounds__(256, 8)
     softmax_fwd_once4_f32(const float *x, float *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {
@@ -283,8 +283,8 @@ SM_ONCE_GROUP(4, 16)
 SM_ONCE_GROUP(4, 32)
 SM_ONCE_GROUP(4, 64)
 // K = 2 (internal/gpu.OnceShape): rows of an odd number of packs from 9 to
-// 15 (36-60 columns), 8 lanes a row; other groups only under
-// SOFTMAX_ROWS_K=2. 32 registers, 16 bytes spilled in the exact pass.
+// 15 (36-60 columns), 8 lanes a row; the kernel of any group only under
+// SOFTMAX_ROWS_K=2 and in the tests.
 extern "C" __global__ void __launch_bounds__(256, 8)
     softmax_fwd_once2_f32(const float *x, float *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {
 	fwd_rows_once<float, 2>(x, y, SM_VIEW(), (int)group);
