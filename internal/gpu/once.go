@@ -67,7 +67,7 @@ func OnceGroups(k int) []int {
 // a whole number of 32-byte sectors, so at K = 4 (4 lanes, 64 bytes a
 // load) every other row's loads span three sectors instead of two; at
 // K = 2 (128 bytes) five instead of four. On the H100 against K = 4
-// (docs/PERFORMANCE.md GPU entry 106): 1.10-1.19x at 262144 and 1048576
+// (docs/PERFORMANCE.md GPU entry 106): 1.13-1.19x at 262144 and 1048576
 // rows of 44, 52 and 60 columns, 1.10-1.11x at 262144x36, 1.02-1.12x at
 // 65536 rows; level (0.95-1.03x) at the even packs between, and at 17-32
 // packs (0.98-1.01x), which keep K = 4. SOFTMAX_ROWS_K still sets K
