@@ -870,15 +870,15 @@ func (d *Device) makePlan(c *call) (plan, error) {
 	switch t {
 	case TierRows:
 		keep := gpu.KeepOf(c.mask != 0, v.Causal)
-		k, w, _ := gpu.RowsShape(c.dt, c.bwd, keep, n, warpSize)
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
 		// Forward rows of aligned packs without mask or causal limit are
 		// laid out for the one-row kernel taken below (gpu.OnceShape: K = 2
 		// for some float32 rows that K = 4 reads across extra sectors).
+		var k, w int
 		if p.vec && !c.bwd && keep == gpu.KeepAll {
-			if ko, wo, ok := gpu.OnceShape(c.dt, n, warpSize); ok {
-				k, w = ko, wo
-			}
+			k, w, _ = gpu.OnceShape(c.dt, n, warpSize)
+		} else {
+			k, w, _ = gpu.RowsShape(c.dt, c.bwd, keep, n, warpSize)
 		}
 		name := gpu.RowsKernel(c.dt, c.bwd, k, keep)
 		// Rows of a part pack in aligned buffers take the shifted kernels,
