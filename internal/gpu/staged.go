@@ -173,8 +173,10 @@ func StagedOn(t Dtype, bwd bool, keep Keep, rows, n int64) bool {
 //     1.11-1.12x at 1048576x33, 1.01-1.03x at 301056x49, level at
 //     262144x50 (0.99-1.01x) in four calls; fewer rows 0.82-1.04x
 //     (131072x50 0.93x, 153600x50 0.94-0.95x, 65536x49 0.82-0.84x);
-//   - not whole packs (0.79-1.03x: tier 1 reads those whole; but float32's
-//     forward at 60 columns ran 1.13-1.16x faster staged, entry 105).
+//   - not whole packs (0.79-1.03x: tier 1 reads those whole; float32's
+//     forward at 60 columns ran 1.13-1.16x faster staged in entry 105,
+//     and faster still since entry 106 on tier 1's one-row kernel at
+//     K = 2: gpu.OnceShape).
 func stagedWideOn(t Dtype, part bool, rows int64) bool {
 	switch {
 	case !part:
