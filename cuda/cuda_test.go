@@ -1027,6 +1027,10 @@ func TestGPUPacked(t *testing.T) {
 		{Float16, []int{65536, 128}, true, false, "softmax_fwd_pipe2_f16"},
 		{Float16, []int{65536, 128}, false, false, "softmax_fwd_pipe2_f16"},
 		{BFloat16, []int{1024, 32000}, true, false, "softmax_fwd_pipe4_bf16"},
+		// Softmax's rows of 9-16 packs from 2^26 elements (entry 107).
+		{Float16, []int{1 << 20, 96}, false, false, "softmax_fwd_rows4p_f16"},
+		{BFloat16, []int{1 << 19, 128}, false, false, "softmax_fwd_rows4p_bf16"},
+		{BFloat16, []int{131072, 96}, false, false, "softmax_fwd_pipe2_bf16"},
 	} {
 		if tierKnobsSet() {
 			break // the knobs replace the rule

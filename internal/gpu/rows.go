@@ -395,7 +395,8 @@ func PackedKernels(t Dtype) bool {
 // PackedOn says whether tier 1 takes its packed kernels for rows x n of t
 // without mask or causal limit whose packs are all aligned, forward:
 // log-softmax at rows of at least 2048 columns or 2^24 elements in all,
-// softmax at rows of at least 2048 columns and 2^25 elements. On the H200
+// softmax at rows of at least 2048 columns and 2^25 elements, or of 9 to
+// 16 packs and 2^26 elements (below). On the H200
 // (docs/PERFORMANCE.md GPU entry 32, against the pipelined kernels at
 // K = 2) log-softmax ran 3-9% faster from 2048x4096 up and at 32768x512
 // (2048x2048: float16 2-4%, bfloat16 the same), but at 65536x128 from 2%
@@ -410,6 +411,11 @@ func PackedKernels(t Dtype) bool {
 // than 512 threads, one block a SM with nothing in flight) keep the
 // pipelined kernels: log-softmax at 1024x32000 1.25-1.30x faster there
 // (GPU entry 90).
+// Softmax takes them for rows of 9 to 16 packs (72-128 columns) from
+// 2^26 elements too: on the H100 (GPU entry 107) 1.04-1.22x faster than
+// the pipelined K = 2 at 1048576 rows of 72-128 columns, against
+// 1.00-1.05x at 131072 rows and 0.95-1.03x at 65536, so the issue's
+// 65536x128 keeps the pipelined kernels. No H200 has run this bound.
 func PackedOn(t Dtype, bwd bool, keep Keep, log bool, rows, n int64) bool {
 	if !PackedKernels(t) || bwd || keep != KeepAll {
 		return false
@@ -417,13 +423,14 @@ func PackedOn(t Dtype, bwd bool, keep Keep, log bool, rows, n int64) bool {
 	if packedSetting == "1" {
 		return true
 	}
-	if rowPacks(t, n) > packedMostPacks {
+	packs := rowPacks(t, n)
+	if packs > packedMostPacks {
 		return false
 	}
 	if log {
 		return n >= 2048 || rows*n >= 1<<24
 	}
-	return n >= 2048 && rows*n >= 1<<25
+	return n >= 2048 && rows*n >= 1<<25 || packs >= 9 && packs <= 16 && rows*n >= 1<<26
 }
 
 var packedSetting = os.Getenv("SOFTMAX_PACKED")

@@ -135,7 +135,7 @@ func TestRowsOverride(t *testing.T) {
 // many packs, hold the rows tier 1 holds for the half types' forward
 // (32768 columns), and serve only the half types' unmasked forward:
 // log-softmax from 2048 columns or 2^24 elements, softmax from 2048
-// columns and 2^25 elements.
+// columns and 2^25 elements or at 9-16 packs from 2^26 elements.
 func TestPackedShape(t *testing.T) {
 	defer func(k int, p string) { rowsPreferOverride, packedSetting = k, p }(rowsPreferOverride, packedSetting)
 	rowsPreferOverride, packedSetting = 0, "" // the rules, not the knobs
@@ -170,6 +170,14 @@ func TestPackedShape(t *testing.T) {
 		// Rows past 2048 packs keep the pipelined kernels (entry 90).
 		{Float16, false, KeepAll, true, 2048, 16384, true}, {Float16, false, KeepAll, true, 1024, 16392, false},
 		{BFloat16, false, KeepAll, true, 1024, 32000, false}, {Float16, false, KeepAll, false, 4096, 32768, false},
+		// Softmax's rows of 9-16 packs from 2^26 elements (entry 107):
+		// not the 65536x128, nor 8 or 17 packs, nor float32.
+		{Float16, false, KeepAll, false, 1 << 20, 72, true}, {BFloat16, false, KeepAll, false, 1 << 19, 128, true},
+		{Float16, false, KeepAll, false, 1 << 20, 96, true}, {BFloat16, false, KeepAll, false, 1<<19 - 1, 128, false},
+		{Float16, false, KeepAll, false, 65536, 128, false}, {BFloat16, false, KeepAll, false, 131072, 96, false},
+		{Float16, false, KeepAll, false, 1 << 21, 64, false}, {Float16, false, KeepAll, false, 1 << 20, 136, false},
+		{Float32, false, KeepAll, false, 1 << 20, 64, false}, {Float16, true, KeepAll, false, 1 << 20, 96, false},
+		{BFloat16, false, KeepMask, false, 1 << 20, 96, false},
 	} {
 		if got := PackedOn(c.dt, c.bwd, c.keep, c.log, c.rows, c.n); got != c.want {
 			t.Errorf("PackedOn(%v, bwd %v, keep %v, log %v, %dx%d) = %v", c.dt, c.bwd, c.keep, c.log, c.rows, c.n, got)
