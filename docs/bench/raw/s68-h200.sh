@@ -33,8 +33,8 @@ for r in 1 2; do
     env $X timeout 60 bin/softmax-bench -graph=false -dtypes float32 -shapes $D -ops softmax,log_softmax -commit "$1" -out $W/d-$v-$r.json > $W/d-$v-$r.log 2>&1; echo "d $v $r rc=$?"
     env $X timeout 60 bin/softmax-bench -graph=false -dtypes float32 -shapes $E -ops softmax_backward,log_softmax_backward -commit "$1" -out $W/e-$v-$r.json > $W/e-$v-$r.log 2>&1; echo "e $v $r rc=$?"
     env $X timeout 60 bin/softmax-bench -graph=false -dtypes float16,bfloat16 -shapes $F -ops softmax -commit "$1" -out $W/f-$v-$r.json > $W/f-$v-$r.log 2>&1; echo "f $v $r rc=$?"
-    X=""; [ $v = k4 ] && X="SOFTMAX_PACKED=0"
-    env $X timeout 60 bin/softmax-bench -graph=false -dtypes float16,bfloat16 -shapes $G -ops softmax -commit "$1" -out $W/g-$v-$r.json > $W/g-$v-$r.log 2>&1; echo "g $v $r rc=$?"
+    g=rule; X=""; [ $v = k4 ] && g=p0 && X="SOFTMAX_PACKED=0"
+    env $X timeout 60 bin/softmax-bench -graph=false -dtypes float16,bfloat16 -shapes $G -ops softmax -commit "$1" -out $W/g-$g-$r.json > $W/g-$g-$r.log 2>&1; echo "g $g $r rc=$?"
   done
 done
 timeout 60 python3 bench/torch_bench.py --dtypes float32 --shapes $D --ops softmax,log_softmax --out $W/d-torch.json > $W/d-torch.log 2>&1; echo "torch d rc=$?"
