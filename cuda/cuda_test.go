@@ -1340,7 +1340,8 @@ func TestGPUStaged(t *testing.T) {
 			{BFloat16, []int{65536, 33}, false, "softmax_fwd_staged48_bf16"},
 			{Float16, []int{32768, 50}, false, ""},
 			{Float16, []int{1 << 18, 48}, false, ""},
-			{Float32, []int{1 << 18, 50}, true, "softmax_bwd_staged56_f32"},
+			{Float32, []int{1 << 18, 33}, true, "softmax_bwd_staged48_f32"},
+			{Float32, []int{1 << 18, 50}, true, ""}, // shifted (gpu.ShiftOn's short band)
 			{Float32, []int{1 << 17, 50}, true, ""},
 			{Float32, []int{1 << 18, 50}, false, "softmax_fwd_staged56_f32"},
 			{Float32, []int{1 << 17, 50}, false, ""},
@@ -1598,6 +1599,10 @@ func TestGPUShifted(t *testing.T) {
 			{Float32, 77, true, false, false, false},
 			{Float32, 197, true, false, true, false}, // float32 causal forward: plain
 			{Float32, 77, false, true, false, false},
+			{Float32, 38, false, true, false, false}, // under gpu.ShiftBwdMinN
+			{Float32, 50, false, true, true, false},  // gpu.ShiftOn's short band, K = 2
+			{BFloat16, 63, false, true, true, true},
+			{Float16, 41, false, true, true, true},
 			{Float32, 150, false, true, true, true}, // K = 4 backward: pipelined
 			{Float32, 197, false, true, true, true},
 			{Float16, 33, false, false, false, false},

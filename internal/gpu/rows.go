@@ -283,8 +283,14 @@ func RowsKernel(t Dtype, bwd bool, k int, keep Keep) string {
 // but 0.88-0.90x at half rows of 33; masked and causal rows 1.2-2.8x from
 // 33 half columns and 197 float32 ones, 0.73-0.93x below; the backward
 // 1.03-1.16x from 197 columns, 0.48-0.98x at 10 to 77. Float64 was not
-// measured and follows float32. SOFTMAX_SHIFT=0 turns them off, 1 on
-// wherever they fit (tuning knobs for benchmarks, read once at start).
+// measured and follows float32. Unmasked backward rows of ShiftBwdMinN to
+// ShiftBwdMaxN columns of float32 and the half types take them too, from
+// the H100 (entry 108: against the column-at-a-time kernel, float32
+// 1.04-1.18x at 41-63 columns, 16384-131072 rows, 0.94-0.95x at 33; float16
+// 1.13-1.35x at 41 and 50 below the staged kernels' 65536 rows); rows
+// of 65-127 columns take the strided kernels before (StridedOn).
+// SOFTMAX_SHIFT=0 turns them off, 1 on wherever they fit (tuning knobs for
+// benchmarks, read once at start).
 func ShiftOn(t Dtype, bwd bool, keep Keep, n int64) bool {
 	switch {
 	case shiftSetting == "0":
@@ -292,7 +298,7 @@ func ShiftOn(t Dtype, bwd bool, keep Keep, n int64) bool {
 	case shiftSetting == "1":
 		return true
 	case bwd:
-		return n >= 128
+		return n >= 128 || shiftBwdShort(t, keep, n)
 	case t == Float16 || t == BFloat16:
 		if keep == KeepAll {
 			return n >= 64
@@ -304,6 +310,21 @@ func ShiftOn(t Dtype, bwd bool, keep Keep, n int64) bool {
 }
 
 var shiftSetting = os.Getenv("SOFTMAX_SHIFT")
+
+// ShiftBwdMinN and ShiftBwdMaxN bound the short backward rows ShiftOn
+// gives the shifted kernels: from 41 columns (41 and 45 the shortest
+// measured faster; 33 slower, 34-40 not measured) to 64.
+const (
+	ShiftBwdMinN = 41
+	ShiftBwdMaxN = 64
+)
+
+// shiftBwdShort says whether unmasked backward rows of n columns of t fall
+// in ShiftOn's short band: float32 and the half types (float64 was not
+// measured), ShiftBwdMinN to ShiftBwdMaxN columns.
+func shiftBwdShort(t Dtype, keep Keep, n int64) bool {
+	return t != Float64 && keep == KeepAll && n >= ShiftBwdMinN && n <= ShiftBwdMaxN
+}
 
 // RowsShiftKernel is RowsKernel's shifted form ("rows{K}s", "rows{K}ms";
 // CUDA): for rows that are not a whole number of packs in buffers aligned

@@ -144,7 +144,7 @@ func StagedOn(t Dtype, bwd bool, keep Keep, rows, n int64) bool {
 	}
 	part := n%int64(16/t.Size()) != 0
 	if n > stagedNarrowMaxN {
-		return stagedWideOn(t, part, rows)
+		return stagedWideOn(t, bwd, part, rows, n)
 	}
 	if rows < StagedMinRows {
 		return false
@@ -176,13 +176,17 @@ func StagedOn(t Dtype, bwd bool, keep Keep, rows, n int64) bool {
 //   - not whole packs (0.79-1.03x: tier 1 reads those whole; float32's
 //     forward at 60 columns ran 1.13-1.16x faster staged in entry 105,
 //     and faster still since entry 106 on tier 1's one-row kernel at
-//     K = 2: gpu.OnceShape).
-func stagedWideOn(t Dtype, part bool, rows int64) bool {
+//     K = 2: gpu.OnceShape);
+//   - nor float32's backward rows that ShiftOn gives the shifted kernels
+//     (41-64 columns): those ran 1.04-1.08x faster shifted than staged
+//     from 262144 rows (entry 108: 262144x50 and x57, 301056x49,
+//     1048576x50), where 33 columns ran 0.91x.
+func stagedWideOn(t Dtype, bwd, part bool, rows, n int64) bool {
 	switch {
 	case !part:
 		return false
 	case t == Float32:
-		return rows >= StagedWideF32Rows
+		return rows >= StagedWideF32Rows && !(bwd && shiftBwdShort(t, KeepAll, n))
 	default:
 		return rows >= StagedWideMinRows
 	}

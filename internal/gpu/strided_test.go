@@ -279,8 +279,11 @@ func TestStagedOn(t *testing.T) {
 		{Float16, true, KeepAll, 1 << 20, 48, false, 0},
 		{BFloat16, false, KeepAll, 1 << 20, 64, false, 0},
 		{Float16, false, KeepCausal, 1 << 20, 49, false, 0},
-		{Float32, true, KeepAll, 1 << 18, 49, true, 1},
-		{Float32, true, KeepAll, 1<<18 - 1, 49, false, 0},
+		{Float32, true, KeepAll, 1 << 18, 33, true, 1},
+		{Float32, true, KeepAll, 1 << 20, 38, true, 1},
+		{Float32, true, KeepAll, 1<<18 - 1, 33, false, 0},
+		{Float32, true, KeepAll, 1 << 18, 49, false, 0}, // shifted: ShiftOn's short band
+		{Float32, true, KeepAll, 1 << 20, 63, false, 0},
 		{Float32, true, KeepAll, 1 << 20, 60, false, 0},
 		{Float32, false, KeepAll, 1 << 20, 33, true, 1},
 		{Float32, false, KeepAll, 1 << 18, 49, true, 1},
