@@ -1659,7 +1659,7 @@ func TestGPUShifted(t *testing.T) {
 		for _, dt := range dtypes {
 			pk := 16 / dt.Size()
 			most := gpu.RowsMaxThreads * 4 * pk // tier 1's longest row
-			for i, n := range []int{1, 3, pk + 1, 2*pk - 1, 33, 77, 197, 577, 1025, 2047, 4099, 12345, most - pk + 1, most - 1} {
+			for i, n := range []int{1, 3, pk + 1, 2*pk - 1, 33, 50, 63, 77, 197, 577, 1025, 2047, 4099, 12345, most - pk + 1, most - 1} {
 				if n%pk == 0 {
 					continue
 				}
