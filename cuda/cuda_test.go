@@ -1175,7 +1175,7 @@ func TestGPUStrided(t *testing.T) {
 		}{
 			{Float32, []int{64, 12, 197, 197}, false, true, true},
 			{Float32, []int{1000, 255}, false, true, true},
-			{Float32, []int{1000, 99}, false, true, true}, // (64 to 80 columns: the batched kernel, TestGPUStridedBatch)
+			{Float32, []int{1000, 99}, false, true, true}, // (62 to 80 columns: the batched kernel, TestGPUStridedBatch)
 			{Float32, []int{1000, 577}, false, true, true},
 			{Float32, []int{1000, 300}, false, true, true},   // whole packs, pipelined without the rule
 			{Float32, []int{1000, 256}, false, true, false},  // whole packs, K = 2
@@ -1246,7 +1246,7 @@ func TestGPUStrided(t *testing.T) {
 }
 
 // TestGPUStridedBatch checks the batched one-row strided kernel's rule
-// through dispatch (gpu.StridedBatchOn: float32 backward, unmasked, 64
+// through dispatch (gpu.StridedBatchOn: float32 backward, unmasked, 62
 // to 80 columns, 24576 rows or more), then runs the kernel (E = 2 and 4)
 // over rows of 33 to 128 columns, row counts that leave a warp's second
 // row or a block's last warps empty, buffers a pack apart and an element
@@ -1267,7 +1267,9 @@ func TestGPUStridedBatch(t *testing.T) {
 			{Float32, []int{65536, 80}, true, true},
 			{Float32, []int{24575, 68}, true, false}, // too few rows (gpu.StridedBatchMinRows)
 			{Float32, []int{8192, 77}, true, false},
-			{Float32, []int{65536, 63}, true, false},
+			{Float32, []int{65536, 63}, true, true}, // gpu.StridedBatchMinN
+			{Float32, []int{131072, 62}, true, true},
+			{Float32, []int{65536, 61}, true, false}, // shifted (gpu.ShiftOn's short band)
 			{Float32, []int{65536, 81}, true, false},
 			{Float32, []int{65536, 128}, true, false},
 			{Float32, []int{65536, 68}, false, false},

@@ -1000,7 +1000,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 			}
 		}
 		// Unmasked float32 backward calls where gpu.StridedBatchOn says so
-		// (64 to 80 columns, 24576 rows or more; SOFTMAX_STRIDED_BATCH=1:
+		// (62 to 80 columns, 24576 rows or more; SOFTMAX_STRIDED_BATCH=1:
 		// every call it fits) take the batched one-row strided kernel: a
 		// warp for every StridedBatchRows rows, no loop, so a grid that
 		// gives every row its warp (not where a test forces another of

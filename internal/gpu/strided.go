@@ -182,7 +182,8 @@ func StridedBatchKernel(e int) string {
 
 // StridedBatchOn says whether tier 1 takes the batched kernel for
 // backward calls of rows x n of t: unmasked float32 rows of 64 to 80
-// columns, at least StridedBatchMinRows of them. There the H100 ran it
+// columns (62 to 80 since entry 108: StridedBatchMinN), at least
+// StridedBatchMinRows of them. There the H100 ran it
 // 1.02-1.08x faster than the plans it replaces (docs/PERFORMANCE.md GPU
 // entries 101 and 102: tier 1's packs at 64, 68, 72 and 80 columns, the
 // one-row strided kernel at 77; 24576 to 131072 rows); at 88 to 128
@@ -197,8 +198,19 @@ func StridedBatchOn(t Dtype, bwd bool, keep Keep, rows, n int64) bool {
 	if !StridedBatchKernels(t, bwd, keep) || stridedBatchSetting == "0" {
 		return false
 	}
-	return stridedBatchSetting == "1" || rows >= StridedBatchMinRows && n >= 64 && n <= 80
+	return stridedBatchSetting == "1" || rows >= StridedBatchMinRows && n >= StridedBatchMinN && n <= 80
 }
+
+// StridedBatchMinN is the shortest row StridedBatchOn gives the batched
+// kernel: 62 columns, the first whose shifted row (n + 3 columns, ShiftOn's
+// short band) passes 16 packs, so that tier 1's shifted kernel at K = 2
+// doubles its group to 16 lanes, 7 of them idle. At 131072x63 the batched
+// kernel ran 1.27x the shifted one (37.0-37.2 against 46.2-47.2 us,
+// PyTorch's time) and 1.32-1.35x the column-at-a-time kernel before it;
+// at 57 columns (15 packs shifted, a full group of 8) the two were level,
+// at 41 and 50 shifted was 1.03-1.06x faster (docs/PERFORMANCE.md GPU
+// entry 108, call 3). 62 was not measured.
+const StridedBatchMinN = 62
 
 // StridedBatchMinRows is the fewest rows the rule gives the batched
 // kernel: the least of the row counts measured at which it won.

@@ -167,7 +167,7 @@ func TestStridedBatchShape(t *testing.T) {
 	}
 }
 
-// TestStridedBatchOn checks the rule (float32 backward, unmasked, 64 to
+// TestStridedBatchOn checks the rule (float32 backward, unmasked, 62 to
 // 80 columns, 24576 rows or more) and its knob: =1 every unmasked float32
 // backward call, =0 none.
 func TestStridedBatchOn(t *testing.T) {
@@ -180,7 +180,9 @@ func TestStridedBatchOn(t *testing.T) {
 		rows, n  int64
 		def, all bool // the rule's answer; SOFTMAX_STRIDED_BATCH=1's
 	}{
-		{Float32, true, KeepAll, 65536, 63, false, true}, {Float32, true, KeepAll, 65536, 64, true, true},
+		{Float32, true, KeepAll, 65536, 61, false, true}, {Float32, true, KeepAll, 65536, 62, true, true},
+		{Float32, true, KeepAll, 131072, 63, true, true}, {Float32, true, KeepAll, 1 << 20, 63, true, true},
+		{Float32, true, KeepAll, 24575, 63, false, true}, {Float32, true, KeepAll, 65536, 64, true, true},
 		{Float32, true, KeepAll, 65536, 68, true, true}, {Float32, true, KeepAll, 65536, 77, true, true},
 		{Float32, true, KeepAll, 65536, 80, true, true}, {Float32, true, KeepAll, 65536, 81, false, true},
 		{Float32, true, KeepAll, 65536, 33, false, true}, {Float32, true, KeepAll, 65536, 128, false, true},
