@@ -286,9 +286,11 @@ func RowsKernel(t Dtype, bwd bool, k int, keep Keep) string {
 // measured and follows float32. Unmasked backward rows of ShiftBwdMinN to
 // ShiftBwdMaxN columns of float32 and the half types take them too, from
 // the H100 (entry 108: against the column-at-a-time kernel, float32
-// 1.04-1.18x at 41-63 columns, 16384-131072 rows, 0.94-0.95x at 33; float16
-// 1.13-1.35x at 41 and 50 below the staged kernels' 65536 rows); rows
-// of 65-127 columns take the strided kernels before (StridedOn).
+// 1.04-1.24x at 41-63 columns, 16384-131072 rows, 0.94-0.95x at 33; float16
+// 1.13-1.35x at 41 and 50 below the staged kernels' 65536 rows in one
+// call, level at 16384x50, a 9 us call, in the next); float32's rows of
+// 62-63 columns take the batched strided kernel before (StridedBatchOn),
+// rows of 65-127 columns the strided kernels (StridedOn).
 // SOFTMAX_SHIFT=0 turns them off, 1 on wherever they fit (tuning knobs for
 // benchmarks, read once at start).
 func ShiftOn(t Dtype, bwd bool, keep Keep, n int64) bool {

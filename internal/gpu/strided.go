@@ -204,12 +204,12 @@ func StridedBatchOn(t Dtype, bwd bool, keep Keep, rows, n int64) bool {
 // StridedBatchMinN is the shortest row StridedBatchOn gives the batched
 // kernel: 62 columns, the first whose shifted row (n + 3 columns, ShiftOn's
 // short band) passes 16 packs, so that tier 1's shifted kernel at K = 2
-// doubles its group to 16 lanes, 7 of them idle. At 131072x63 the batched
-// kernel ran 1.27x the shifted one (37.0-37.2 against 46.2-47.2 us,
-// PyTorch's time) and 1.32-1.35x the column-at-a-time kernel before it;
-// at 57 columns (15 packs shifted, a full group of 8) the two were level,
-// at 41 and 50 shifted was 1.03-1.06x faster (docs/PERFORMANCE.md GPU
-// entry 108, call 3). 62 was not measured.
+// doubles its group to 16 lanes, 7 of them idle. There the batched kernel
+// ran 1.18-1.27x the shifted one at 24576-1048576 rows of 62 and 63
+// columns (131072x63 37.3 against 46.4 us, PyTorch's time); at 57 columns
+// (15 packs shifted, a full group of 8) the two were level, at 41 and 50
+// shifted was 1.03-1.06x faster (docs/PERFORMANCE.md GPU entry 108, calls
+// 3 and 4).
 const StridedBatchMinN = 62
 
 // StridedBatchMinRows is the fewest rows the rule gives the batched
