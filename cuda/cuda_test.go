@@ -807,8 +807,9 @@ func TestGPUSoftmaxBackwardPastRange(t *testing.T) {
 }
 
 // TestGPULogBackward runs unmasked log-softmax backward rows of 1 to 2048
-// packs (tier 1's longest backward row) through tier 1's kernels that take
-// them: the streamed one (from gpu.StreamMinN columns), the pipelined one
+// packs (tier 1's longest backward row; 3 and 9 packs put several rows'
+// groups in a warp, whose ballots grad_reduce must keep apart) through
+// tier 1's kernels that take them: the streamed one (from gpu.StreamMinN columns), the pipelined one
 // and the plain one. Plain rows, rows with NaN, +Inf and all -Inf (the
 // exact form) and a scale, and (float32 and bfloat16, whose range holds
 // them) rows of tiny dy of one sign (the exact form by log_grad_fast) and
@@ -819,7 +820,7 @@ func TestGPULogBackward(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 13))
 	for _, dt := range []Dtype{Float32, Float16, BFloat16} {
 		pk := 16 / dt.Size()
-		for i, packs := range []int{1, 63, 64, 65, 256, 520, 1000, 1024, 1025, 2047, 2048} {
+		for i, packs := range []int{1, 3, 9, 63, 64, 65, 256, 520, 1000, 1024, 1025, 2047, 2048} {
 			n := packs * pk
 			for variant, name := range []string{"plain", "special", "tiny", "large y"} {
 				if variant >= 2 && dt == Float16 { // 1e-38 is 0 in float16; exp(64) past its range

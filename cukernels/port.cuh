@@ -29,6 +29,8 @@ __device__ __forceinline__ V sm_shfl_xor(V v, int lane_mask, int width) {
 }
 // sm_any says whether pred holds in some lane of the wavefront.
 __device__ __forceinline__ bool sm_any(bool pred) { return __any(pred); }
+// sm_ballot is pred of every lane of the wavefront, lane i at bit i.
+__device__ __forceinline__ unsigned long long sm_ballot(bool pred) { return __ballot(pred); }
 __device__ __forceinline__ float sm_bf16_to_float(sm_bf16 v) { return float(v); }
 __device__ __forceinline__ sm_bf16 sm_float_to_bf16(float v) { return sm_bf16(v); }
 // sm_exp2 is 2^v in float32 to about 2 ulp (results below 2^-126 may be 0).
@@ -55,6 +57,8 @@ __device__ __forceinline__ V sm_shfl_xor(V v, int lane_mask, int width) {
 }
 // sm_any says whether pred holds in some lane of the warp (all lanes call it).
 __device__ __forceinline__ bool sm_any(bool pred) { return __any_sync(0xffffffffu, pred); }
+// sm_ballot is pred of every lane of the warp, lane i at bit i (all lanes call it).
+__device__ __forceinline__ unsigned long long sm_ballot(bool pred) { return __ballot_sync(0xffffffffu, pred); }
 __device__ __forceinline__ float sm_bf16_to_float(sm_bf16 v) { return __bfloat162float(v); }
 __device__ __forceinline__ sm_bf16 sm_float_to_bf16(float v) { return __float2bfloat16(v); }
 // sm_exp2 is 2^v in float32 to about 2 ulp, denormal results included:

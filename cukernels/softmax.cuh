@@ -1546,6 +1546,39 @@ template <typename A> __device__ __forceinline__ void grad_acc(const View& v, Gr
 	}
 }
 
+// group_any says whether pred holds in some lane of this thread's group of
+// W lanes (W <= SM_WARP; groups lie W-aligned in their warp, every lane of
+// which calls it): one ballot.
+__device__ __forceinline__ bool group_any(const RowGroup& g, bool pred) {
+	const unsigned long long b = sm_ballot(pred);
+	if (g.W >= SM_WARP) return b != 0;
+	const int base = (int)(threadIdx.x & (SM_WARP - 1)) & ~(g.W - 1);
+	return (b >> base & ((1ull << g.W) - 1)) != 0;
+}
+
+// grad_reduce combines the group's GradStats (part the thread's sum, any its
+// log-softmax bits). Groups of at most a warp in float32 and the half types
+// (tier 1's) sum in the compute type and take the bits from ballots, and
+// softmax rows take no bits: 5 shuffles a row at a warp where a float64
+// sum and an int took 15, the short rows' cost against PyTorch's 5
+// (docs/PERFORMANCE.md GPU entry 109). A lane's part is a float32 sum
+// already (at most 32 roundings, or pieces of 32 in float64 rounded once);
+// the tree adds log2(W) more: under 3e-6 of the sum of |terms| in all,
+// inside the 1e-5 tolerance. A c past float32's range comes out +-Inf,
+// which the exact path takes as it takes any c past 2^102.
+// LEAN = false keeps the float64 form everywhere: tier 1's masked rows
+// kernel, whose half types' K = 4 spilled 168 bytes with the lean form
+// against 88-96 without.
+template <typename A, bool LEAN = true>
+__device__ __forceinline__ GradStats<A> grad_reduce(const View& v, const RowGroup& g, double part, int any) {
+	if (!LEAN || sizeof(A) == sizeof(double) || g.cluster || g.W > SM_WARP)
+		return g.reduce(GradStats<A>{part, any}, GradOp(), GradStats<A>{0.0, 0});
+	if (g.W == 1) return GradStats<A>{part, any}; // no lane to ask (and the staged kernels' lanes may not all be here)
+	const A c = warp_reduce(A(part), SumOp(), g.W);
+	if (!v.log) return GradStats<A>{c, 0};
+	return GradStats<A>{c, (group_any(g, any & 1) ? 1 : 0) | (group_any(g, any & 2) ? 2 : 0)};
+}
+
 // GradFin is a backward row's finished statistics as tier 1 applies them:
 // whether the row takes the exact path, and the factors of its dx.
 template <typename A> struct GradFin {
@@ -1554,19 +1587,19 @@ template <typename A> struct GradFin {
 	A k;
 };
 
-// grad_finish reduces the group's sums and largest y into the row's GradFin. The group
-// sums in float64 as Stats.s. For log-softmax, any's bit 0 says some y is
+// grad_finish reduces the group's sums and largest y into the row's GradFin
+// (grad_reduce: in float64 as Stats.s but in groups of at most a warp of the
+// float32 compute type). For log-softmax, any's bit 0 says some y is
 // above -Inf: from the maximum, which ignores NaN, so a row of NaN and -Inf
 // goes to the exact path, which counts NaN; bit 1 says some y is above 64,
 // past what log_grad takes. One reduction gives all three.
 // part is the thread's sum (bwd_rows_packed adds pieces of 32 terms in
 // float64), ymax its largest y.
-template <typename T>
+template <typename T, bool LEAN = true>
 __device__ __forceinline__ GradFin<typename Num<T>::acc> grad_finish(const View& v, const RowGroup& g, bool valid,
                                                                      double part, typename Num<T>::acc ymax) {
 	typedef typename Num<T>::acc A;
-	GradStats<A> gs{part, (ymax > -sm_inf<A>() ? 1 : 0) | (ymax > A(64) ? 2 : 0)};
-	gs = g.reduce(gs, GradOp(), GradStats<A>{0.0, 0});
+	const GradStats<A> gs = grad_reduce<A, LEAN>(v, g, part, (ymax > -sm_inf<A>() ? 1 : 0) | (ymax > A(64) ? 2 : 0));
 	const double c = gs.c, sc = v.scale * c;
 	GradFin<A> f{false, false, SoftGrad<A>(v.scale, c)};
 	// The exact path takes rows whose c is not finite or at least 2^102,
@@ -1612,7 +1645,7 @@ struct KeepLoaded {
 // reload, where the group ran the exact path for another row, loads this
 // row's vy and vg again: a Reload that does so leaves them dead across
 // the exact path, whose registers they would otherwise add to.
-template <typename T, int C, typename Reload = KeepLoaded>
+template <typename T, int C, bool LEAN = true, typename Reload = KeepLoaded>
 __device__ __forceinline__ bool grad_row(const T* y, const T* dy, T* dx, const View& v, i64 row, bool valid,
                                          const RowGroup& g, typename Num<T>::acc* vy, typename Num<T>::acc* vg,
                                          Reload reload = Reload()) {
@@ -1620,7 +1653,7 @@ __device__ __forceinline__ bool grad_row(const T* y, const T* dy, T* dx, const V
 	GradAcc<A> a = grad_acc_init<A>();
 #pragma unroll
 	for (int i = 0; i < C; ++i) grad_acc(v, a, vy[i], vg[i]);
-	const GradFin<A> f = grad_finish<T>(v, g, valid, (double)a.part, a.ymax);
+	const GradFin<A> f = grad_finish<T, LEAN>(v, g, valid, (double)a.part, a.ymax);
 	if (g.any(f.exact)) {
 		row_exact_bwd<T>(y, dy, dx, v, row, f.exact, g);
 		if (f.exact) return false;
@@ -1633,12 +1666,12 @@ __device__ __forceinline__ bool grad_row(const T* y, const T* dy, T* dx, const V
 
 // bwd_row finishes one backward row whose (y, dy) this thread holds in vy
 // and vg (masked entries already (0, 0), log (-Inf, 0)).
-template <typename T, int K, bool SHIFT = false, bool STORE16 = false>
+template <typename T, int K, bool SHIFT = false, bool STORE16 = false, bool LEAN = true>
 __device__ __forceinline__ void bwd_row(const T* y, const T* dy, T* dx, const View& v, i64 row, bool valid, bool vec,
                                         const RowGroup& g, typename Num<T>::acc* vy, typename Num<T>::acc* vg,
                                         int lo = 0) {
 	constexpr int C = K * PackWidth<T, 64>::value;
-	if (grad_row<T, C>(y, dy, dx, v, row, valid, g, vy, vg))
+	if (grad_row<T, C, LEAN>(y, dy, dx, v, row, valid, g, vy, vg))
 		row_store<T, K, SHIFT, STORE16>(dx + (row * v.n - lo), (int)v.n + lo, g, vec, vg, lo);
 }
 
@@ -1662,7 +1695,7 @@ __device__ __forceinline__ void bwd_rows(const T* y, const T* dy, T* dx, const V
 			keep.apply(g, yfill, vy);
 			keep.apply(g, A(0), vg);
 		}
-		bwd_row<T, K, SHIFT>(y, dy, dx, v, row, valid, vec, g, vy, vg, lo);
+		bwd_row<T, K, SHIFT, false, !MASKED>(y, dy, dx, v, row, valid, vec, g, vy, vg, lo);
 	}
 	g.done();
 }
