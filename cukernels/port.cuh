@@ -43,6 +43,10 @@ __device__ __forceinline__ float sm_exp2_ftz(float v) { return exp2f(v); }
 // (long.cuh, fwd_split_pieces): not for HIP, whose Go side does not take
 // it (it was measured on the H200 only).
 #define SM_SPLIT_PIECES 0
+// SM_LEAN_GRAD says whether tier 1's backward takes grad_reduce's lean
+// form (softmax.cuh): not for HIP, where it was not measured and its
+// objects spilled 8-24 bytes a lane more with it (hipkernels/resources.txt).
+#define SM_LEAN_GRAD 0
 #else
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
@@ -59,6 +63,7 @@ __device__ __forceinline__ V sm_shfl_xor(V v, int lane_mask, int width) {
 __device__ __forceinline__ bool sm_any(bool pred) { return __any_sync(0xffffffffu, pred); }
 // sm_ballot is pred of every lane of the warp, lane i at bit i (all lanes call it).
 __device__ __forceinline__ unsigned long long sm_ballot(bool pred) { return __ballot_sync(0xffffffffu, pred); }
+#define SM_LEAN_GRAD 1
 __device__ __forceinline__ float sm_bf16_to_float(sm_bf16 v) { return __bfloat162float(v); }
 __device__ __forceinline__ sm_bf16 sm_float_to_bf16(float v) { return __float2bfloat16(v); }
 // sm_exp2 is 2^v in float32 to about 2 ulp, denormal results included:

@@ -1566,12 +1566,12 @@ __device__ __forceinline__ bool group_any(const RowGroup& g, bool pred) {
 // the tree adds log2(W) more: under 3e-6 of the sum of |terms| in all,
 // inside the 1e-5 tolerance. A c past float32's range comes out +-Inf,
 // which the exact path takes as it takes any c past 2^102.
-// LEAN = false keeps the float64 form everywhere: tier 1's masked rows
-// kernel, whose half types' K = 4 spilled 168 bytes with the lean form
-// against 88-96 without.
+// LEAN = false keeps the float64 form everywhere, as HIP builds do
+// (SM_LEAN_GRAD): tier 1's masked rows kernel takes it, whose half types'
+// K = 4 spilled 168 bytes with the lean form against 88-96 without.
 template <typename A, bool LEAN = true>
 __device__ __forceinline__ GradStats<A> grad_reduce(const View& v, const RowGroup& g, double part, int any) {
-	if (!LEAN || sizeof(A) == sizeof(double) || g.cluster || g.W > SM_WARP)
+	if (!LEAN || !SM_LEAN_GRAD || sizeof(A) == sizeof(double) || g.cluster || g.W > SM_WARP)
 		return g.reduce(GradStats<A>{part, any}, GradOp(), GradStats<A>{0.0, 0});
 	if (g.W == 1) return GradStats<A>{part, any}; // no lane to ask (and the staged kernels' lanes may not all be here)
 	const A c = warp_reduce(A(part), SumOp(), g.W);
