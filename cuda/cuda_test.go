@@ -809,8 +809,8 @@ func TestGPUSoftmaxBackwardPastRange(t *testing.T) {
 // TestGPULogBackward runs unmasked log-softmax backward rows of 1 to 2048
 // packs (tier 1's longest backward row; 3 and 9 packs put several rows'
 // groups in a warp, whose ballots grad_reduce must keep apart) through
-// tier 1's kernels that take them: the streamed one (from gpu.StreamMinN columns), the pipelined one
-// and the plain one. Plain rows, rows with NaN, +Inf and all -Inf (the
+// tier 1's kernels that take them: the streamed one (from gpu.StreamMinN
+// columns), the pipelined one and the plain one. Plain rows, rows with NaN, +Inf and all -Inf (the
 // exact form) and a scale, and (float32 and bfloat16, whose range holds
 // them) rows of tiny dy of one sign (the exact form by log_grad_fast) and
 // rows whose y passes 64 (the exact form; the streamed kernel finds it
