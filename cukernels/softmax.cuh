@@ -1573,7 +1573,7 @@ template <typename A, bool LEAN = true>
 __device__ __forceinline__ GradStats<A> grad_reduce(const View& v, const RowGroup& g, double part, int any) {
 	if (!LEAN || !SM_LEAN_GRAD || sizeof(A) == sizeof(double) || g.cluster || g.W > SM_WARP)
 		return g.reduce(GradStats<A>{part, any}, GradOp(), GradStats<A>{0.0, 0});
-	if (g.W == 1) return GradStats<A>{part, any}; // no lane to ask (and the staged kernels' lanes may not all be here)
+	if (g.W == 1) return GradStats<A>{part, any}; // a thread a row (the staged kernels): nothing to combine
 	const A c = warp_reduce(A(part), SumOp(), g.W);
 	if (!v.log) return GradStats<A>{c, 0};
 	return GradStats<A>{c, (group_any(g, any & 1) ? 1 : 0) | (group_any(g, any & 2) ? 2 : 0)};
@@ -1592,7 +1592,8 @@ template <typename A> struct GradFin {
 // float32 compute type). For log-softmax, any's bit 0 says some y is
 // above -Inf: from the maximum, which ignores NaN, so a row of NaN and -Inf
 // goes to the exact path, which counts NaN; bit 1 says some y is above 64,
-// past what log_grad takes. One reduction gives all three.
+// past what log_grad takes. One reduction gives all three (grad_reduce's
+// lean form: the sum's, and a ballot for each bit).
 // part is the thread's sum (bwd_rows_packed adds pieces of 32 terms in
 // float64), ymax its largest y.
 template <typename T, bool LEAN = true>
