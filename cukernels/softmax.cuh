@@ -785,6 +785,16 @@ struct RowGroup {
 	// holds for some group of the warp (W <= SM_WARP: the groups of a warp
 	// must take the same branch, so their shuffles stay converged).
 	__device__ __forceinline__ bool any(bool pred) const { return !cluster && W <= SM_WARP ? sm_any(pred) : pred; }
+	// in_group_any says whether pred, which may differ from lane to lane,
+	// holds in some lane of this thread's group (W <= SM_WARP: groups lie
+	// W-aligned in their warp, every lane of which calls it): one ballot.
+	// any answers for the warp; this answers for the thread's own group.
+	__device__ __forceinline__ bool in_group_any(bool pred) const {
+		const unsigned long long b = sm_ballot(pred);
+		if (W >= SM_WARP) return b != 0;
+		const int base = (int)(threadIdx.x & (SM_WARP - 1)) & ~(W - 1);
+		return (b >> base & ((1ull << W) - 1)) != 0;
+	}
 	// done ends a cluster kernel: no block may leave while another can
 	// still read its shared memory (the last cluster_reduce).
 	__device__ __forceinline__ void done() const {
@@ -1546,16 +1556,6 @@ template <typename A> __device__ __forceinline__ void grad_acc(const View& v, Gr
 	}
 }
 
-// group_any says whether pred holds in some lane of this thread's group of
-// W lanes (W <= SM_WARP; groups lie W-aligned in their warp, every lane of
-// which calls it): one ballot.
-__device__ __forceinline__ bool group_any(const RowGroup& g, bool pred) {
-	const unsigned long long b = sm_ballot(pred);
-	if (g.W >= SM_WARP) return b != 0;
-	const int base = (int)(threadIdx.x & (SM_WARP - 1)) & ~(g.W - 1);
-	return (b >> base & ((1ull << g.W) - 1)) != 0;
-}
-
 // grad_reduce combines the group's GradStats (part the thread's sum, any its
 // log-softmax bits). Groups of at most a warp in float32 and the half types
 // (tier 1's) sum in the compute type and take the bits from ballots, and
@@ -1576,7 +1576,7 @@ __device__ __forceinline__ GradStats<A> grad_reduce(const View& v, const RowGrou
 	if (g.W == 1) return GradStats<A>{part, any}; // a thread a row (the staged kernels): nothing to combine
 	const A c = warp_reduce(A(part), SumOp(), g.W);
 	if (!v.log) return GradStats<A>{c, 0};
-	return GradStats<A>{c, (group_any(g, any & 1) ? 1 : 0) | (group_any(g, any & 2) ? 2 : 0)};
+	return GradStats<A>{c, (g.in_group_any(any & 1) ? 1 : 0) | (g.in_group_any(any & 2) ? 2 : 0)};
 }
 
 // GradFin is a backward row's finished statistics as tier 1 applies them:
