@@ -16,7 +16,8 @@
 #   bash scripts/h200-run.sh COMMIT          (on the GPU machine, carry bin)
 #
 # Give the call its full 600 s and nothing else to do: at 450 s it ran out
-# of time before writing the archive (session 42).
+# of time before writing the archive (session 42); the archive is now
+# rewritten after each step, so a call cut short keeps what finished.
 #
 # Then, here: tar xzf run.tgz, and merge with
 # `go run ./cmd/bench-merge -ours ours.json -torch torch.json -out docs/bench`.
@@ -35,15 +36,20 @@ for f in "$bin"/softmax-bench.xz "$bin"/cuda.test.xz; do
 done
 chmod +x "$bin/softmax-bench" "$bin/cuda.test" || status=1
 
+# pack rewrites the archive after each step, so a call cut off at its
+# limit still returns the steps that finished.
+mkdir -p "$out"
+pack() { tar czf "$out/run.tgz" -C "$work" . || status=1; }
+
 date -u >"$work/date.txt"
 nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.sm --format=csv >"$work/smi.txt" 2>&1
 timeout 240 "$bin/softmax-bench" -commit "$commit" -out "$work/ours.json" >"$work/ours.log" 2>&1 || status=1
+pack
 timeout 200 python3 "$repo/bench/torch_bench.py" --out "$work/torch.json" >"$work/torch.log" 2>&1 || status=1
+pack
 (cd "$repo/cuda" && GPU_TEST_SHORT=1 GPU_TEST_TIMEOUT=330 GPU_TEST_MEMCHECK=0 GPU_TEST_RACECHECK=0 bash "$repo/scripts/cuda-gpu-test.sh" "$work" >"$work/summary.txt" 2>&1) || status=1
 date -u >>"$work/date.txt"
-
-mkdir -p "$out"
-tar czf "$out/run.tgz" -C "$work" . || status=1
+pack
 tail -n 2 "$work/ours.log" "$work/torch.log"
 cat "$work/summary.txt"
 rm -rf "$work"
