@@ -810,11 +810,11 @@ func TestGPUSoftmaxBackwardPastRange(t *testing.T) {
 // packs (tier 1's longest backward row; 3 and 9 packs put several rows'
 // groups in a warp, whose ballots grad_reduce must keep apart) through
 // tier 1's kernels that take them: the streamed one (from gpu.StreamMinN
-// columns), the pipelined one and the plain one. Plain rows, rows with NaN, +Inf and all -Inf (the
-// exact form) and a scale, and (float32 and bfloat16, whose range holds
-// them) rows of tiny dy of one sign (the exact form by log_grad_fast) and
-// rows whose y passes 64 (the exact form; the streamed kernel finds it
-// only after its writes).
+// columns), the pipelined one and the plain one. Plain rows, rows with
+// NaN, +Inf and all -Inf (the exact form) and a scale, and (float32 and
+// bfloat16, whose range holds them) rows of tiny dy of one sign (the
+// exact form by log_grad_fast) and rows whose y passes 64 (the exact form;
+// the streamed kernel finds it only after its writes).
 func TestGPULogBackward(t *testing.T) {
 	d := device(t)
 	rng := rand.New(rand.NewPCG(13, 13))
