@@ -67,7 +67,8 @@ func (r *gradRow[T]) apply(lo, hi int, t gradPart) {
 		return
 	}
 	end := max(lo, min(hi, r.kept))
-	if r.mask == nil {
+	far := farGrad64[T](r.log, c, s, r.kept)
+	if r.mask == nil && !far {
 		if r.log {
 			logGrad(y[lo:end], dy[lo:end], dx[lo:end], c, s)
 		} else {
@@ -76,10 +77,18 @@ func (r *gradRow[T]) apply(lo, hi int, t gradPart) {
 		clear(dx[end:hi])
 		return
 	}
+	var lcs float64 // log|c*s|, for logGradFar
+	if far && r.log {
+		lcs = math.Log(math.Abs(c)) + math.Log(s)
+	}
 	for k := lo; k < hi; k++ {
 		switch {
 		case !r.keep(k):
 			dx[k] = 0
+		case far && r.log:
+			dx[k] = T(logGradFar(float64(y[k]), float64(dy[k]), c, s, lcs))
+		case far:
+			dx[k] = T(softmaxGradFar(float64(y[k]), float64(dy[k])-c, s))
 		case r.log:
 			dx[k] = T((float64(dy[k]) - gradExp[T](float64(y[k]))*c) * s)
 		default:
@@ -89,6 +98,9 @@ func (r *gradRow[T]) apply(lo, hi int, t gradPart) {
 }
 
 func (r *gradRow[T]) backward() {
+	if r.exactSoftmax64() {
+		return
+	}
 	n := len(r.y)
 	if n <= block {
 		r.apply(0, n, r.reduce(0, n))
@@ -105,6 +117,9 @@ func (r *gradRow[T]) backward() {
 }
 
 func (r *gradRow[T]) backwardSplit() {
+	if r.exactSoftmax64() {
+		return
+	}
 	n := len(r.y)
 	parts := make([]gradPart, (n+block-1)/block)
 	forEach(len(parts), 1, func(lo, hi int) {

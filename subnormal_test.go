@@ -1,0 +1,198 @@
+package softmax_test
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"testing"
+
+	"gorgonia.org/tensor"
+
+	"github.com/gosoftmax/softmax"
+)
+
+// exactGrad is dx of one float64 row, evaluated in big.Float (products
+// exact, sums in 512 bits) and rounded once, with the magnitude of its
+// terms: s*y*(dy - sum(dy*y)) for softmax, s*(dy - exp(y)*sum(dy)) for
+// log-softmax. exp(y) is exp(y/4)^4, so it stays a normal float64 down to
+// y = -2800 where math.Exp(y) is subnormal or 0 (y/4 is exact there).
+func exactGrad(log bool, y, dy []float64, keep []bool, s float64) (dx, terms []float64) {
+	wide := func(v float64) *big.Float { return new(big.Float).SetPrec(512).SetFloat64(v) }
+	c := wide(0)
+	for k := range y {
+		if !keep[k] {
+			continue
+		}
+		if log {
+			c.Add(c, wide(dy[k]))
+		} else {
+			c.Add(c, new(big.Float).SetPrec(512).Mul(wide(y[k]), wide(dy[k])))
+		}
+	}
+	dx, terms = make([]float64, len(y)), make([]float64, len(y))
+	for k := range y {
+		if !keep[k] {
+			continue
+		}
+		v := new(big.Float).SetPrec(512)
+		if log {
+			q := wide(math.Exp(y[k] / 4))
+			e := new(big.Float).SetPrec(512).Mul(q, q)
+			e.Mul(e, e)
+			v.Mul(e, c)
+			t := new(big.Float).SetPrec(512).Abs(v)
+			t.Add(t, wide(math.Abs(dy[k])))
+			terms[k], _ = t.Mul(t, wide(s)).Float64()
+			v.Sub(wide(dy[k]), v)
+		} else {
+			v.Sub(wide(dy[k]), c)
+			v.Mul(v, wide(y[k]))
+			t := new(big.Float).SetPrec(512).Abs(c)
+			t.Add(t, wide(math.Abs(dy[k])))
+			t.Mul(t, wide(math.Abs(y[k])))
+			terms[k], _ = t.Mul(t, wide(s)).Float64()
+		}
+		dx[k], _ = v.Mul(v, wide(s)).Float64()
+	}
+	return dx, terms
+}
+
+// TestFloat64GradSubnormals: float64 gradients whose intermediates fall
+// under 2^-1022 keep 1e-12 relative to their terms, down to that floor.
+// A review's probes: log-softmax's exp(-800) beside a sum of 1e300 gave
+// dx = 0 for -3.7e-48, and softmax at a scale of 1e300 on a subnormal y
+// was 1e-4 to 43% off, as was a subnormal product in sum(dy*y). Rows of
+// 2 and 37 columns (Go loops) and 16 (the vector kernels), masked or not,
+// one row split across goroutines, and a non-last axis.
+func TestFloat64GradSubnormals(t *testing.T) {
+	type row struct {
+		name  string
+		log   bool
+		y, dy []float64
+		s     float64
+	}
+	rows := []row{
+		{"log exp(-800) beside 1e300", true, []float64{0, -800}, []float64{1e300, 0}, 1},
+		{"log exp(-720) beside 1e10", true, []float64{0, -720}, []float64{1e10, 0}, 1},
+		{"log exp(-1000) at scale 1e200", true, []float64{0, -1000}, []float64{1e100, 0}, 1e200},
+		{"softmax subnormal y at 1e300", false, []float64{0.69994, 0.30006, 7.194e-321}, []float64{1, 0, 0}, 1e300},
+		{"softmax 5e-324 at 1e300", false, []float64{0.7, 5e-324}, []float64{1, 0}, 1e300},
+		{"softmax subnormal product in the sum", false, []float64{0.7, 0.3, 7e-321}, []float64{0, 0, 0.3}, 1e300},
+	}
+	rng := rand.New(rand.NewPCG(72, 1))
+	for i := range 40 {
+		n := []int{2, 16, 37}[i%3]
+		s := math.Pow(10, float64(rng.IntN(31)*10)) // 1 to 1e300
+		r := row{log: i%2 == 0, y: make([]float64, n), dy: make([]float64, n), s: s}
+		r.name = fmt.Sprintf("random %d (n %d, scale %g, log %v)", i, n, s, r.log)
+		for k := range n {
+			// |dy| up to 1e300/s keeps s*dy in range.
+			r.dy[k] = math.Pow(10, rng.Float64()*(600-math.Log10(s))-300) * float64(1-2*rng.IntN(2))
+			if r.log {
+				r.y[k] = -rng.Float64() * 1400
+			} else {
+				r.y[k] = math.Exp(-rng.Float64() * 745)
+			}
+		}
+		r.y[0] = 0
+		if !r.log {
+			r.y[0] = 0.5
+		}
+		rows = append(rows, r)
+	}
+	for _, r := range rows {
+		n := len(r.y)
+		for _, masked := range []bool{false, true} {
+			keep := make([]bool, n)
+			for k := range keep {
+				keep[k] = !masked || k != n-1 || n == 2
+			}
+			want, terms := exactGrad(r.log, r.y, r.dy, keep, r.s)
+			y, dy := dense64([]int{1, n}, r.y...), dense64([]int{1, n}, r.dy...)
+			var got *tensor.Dense
+			var err error
+			switch {
+			case masked && r.log:
+				got, err = softmax.MaskedLogSoftMaxGrad(y, dy, tensor.New(tensor.WithShape(1, n), tensor.WithBacking(keep)), softmax.Scale(r.s))
+			case masked:
+				got, err = softmax.MaskedSoftMaxGrad(y, dy, tensor.New(tensor.WithShape(1, n), tensor.WithBacking(keep)), softmax.Scale(r.s))
+			case r.log:
+				got, err = softmax.LogSoftMaxGrad(y, dy, softmax.Scale(r.s))
+			default:
+				got, err = softmax.SoftMaxGrad(y, dy, softmax.Scale(r.s))
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", r.name, err)
+			}
+			checkGrad(t, fmt.Sprintf("%s masked %v", r.name, masked), got.Float64s(), want, terms)
+		}
+	}
+}
+
+func checkGrad(t *testing.T, name string, got, want, terms []float64) {
+	t.Helper()
+	for k := range want {
+		if d := math.Abs(got[k] - want[k]); !(d <= 1e-12*terms[k]+0x1p-1022) { // NaN fails
+			t.Errorf("%s: dx[%d] = %.17g, want %.17g (terms %.3g)", name, k, got[k], want[k], terms[k])
+		}
+	}
+}
+
+// TestFloat64GradSubnormalsLayouts runs the far rows of
+// TestFloat64GradSubnormals in a row long enough to be split across
+// goroutines and along a non-last axis (rows gathered into tiles).
+func TestFloat64GradSubnormalsLayouts(t *testing.T) {
+	const n = 5*4096 + 3
+	for _, log := range []bool{false, true} {
+		y, dy := make([]float64, n), make([]float64, n)
+		for k := range y {
+			if log { // exp(y) under 2^-1022 beside a sum of 1e300
+				y[k] = -700 - float64(k%300)
+			} else { // y*(dy - c) under 2^-1022 at a scale of 1e300
+				y[k], dy[k] = 5e-324*float64(k%7+1), float64(k%5)-2
+			}
+		}
+		y[0], dy[0] = 0, 1e300
+		s := 1.0
+		if !log {
+			y[0], dy[0], s = 0.5, 1, 1e300
+		}
+		keep := make([]bool, n)
+		for k := range keep {
+			keep[k] = true
+		}
+		want, terms := exactGrad(log, y, dy, keep, s)
+		grad := softmax.SoftMaxGrad
+		if log {
+			grad = softmax.LogSoftMaxGrad
+		}
+		got, err := grad(dense64([]int{1, n}, y...), dense64([]int{1, n}, dy...), softmax.Scale(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkGrad(t, fmt.Sprintf("split row, log %v", log), got.Float64s(), want, terms)
+
+		const m = 50 // the same values along axis 0 of an m x 3 tensor
+		yt, dyt := make([]float64, 3*m), make([]float64, 3*m)
+		for k := range m {
+			for j := range 3 {
+				yt[3*k+j], dyt[3*k+j] = y[k], dy[k]
+			}
+		}
+		keep = keep[:m]
+		want, terms = exactGrad(log, y[:m], dy[:m], keep, s)
+		got, err = grad(dense64([]int{m, 3}, yt...), dense64([]int{m, 3}, dyt...), softmax.Scale(s), softmax.Axis(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := got.Float64s()
+		col := make([]float64, m)
+		for j := range 3 {
+			for k := range m {
+				col[k] = g[3*k+j]
+			}
+			checkGrad(t, fmt.Sprintf("axis 0 column %d, log %v", j, log), col, want, terms)
+		}
+	}
+}
