@@ -66,9 +66,12 @@
 // 2^-22 relative (about four float32 roundings: on the GPU, x - max and
 // its product with the scale are formed in float32). Gradients: 1e-12
 // (float64) and 1e-5 (float32) relative to the magnitude of the terms
-// that make them up; on the GPU, a float32 log-softmax gradient whose
-// terms pass float32's range (scale*dy is formed in float32) may be an
-// infinity or NaN. Rows whose entries lie more than float32's range apart
+// that make them up, or 2^-1022 (float64) and 2^-126 (float32) absolute
+// where that is larger, the bottom of each type's normal range (on the
+// GPU, a float64 gradient term formed from a value under 2^-1022 may lose
+// more: README, Known issues); on the GPU, a float32 log-softmax gradient
+// whose terms pass float32's range (scale*dy is formed in float32) may be
+// an infinity or NaN. Rows whose entries lie more than float32's range apart
 // (near +3e38 and -3e38 at once) are exact on the CPU and on NVIDIA GPUs,
 // which take such calls on span kernels; on AMD GPUs a float32 or
 // bfloat16 row of that kind loses its far entries at a scale under 1

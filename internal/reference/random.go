@@ -169,13 +169,14 @@ func Tolerance(float32 bool, log bool, want float64) (rel, abs float64) {
 }
 
 // GradTolerance bounds a gradient element whose terms (before cancellation)
-// have magnitude scale: relative to that magnitude, 1e-12 in float64 and
-// 1e-5 in float32.
+// have magnitude terms: relative to that magnitude, 1e-12 in float64 and
+// 1e-5 in float32, and absolute the bottom of the type's normal range
+// (2^-1022, 2^-126), where the documented accuracy stops.
 func GradTolerance(float32 bool, terms float64) float64 {
 	if float32 {
 		return 1e-5*terms + 0x1p-126
 	}
-	return 1e-12*terms + 1e-300
+	return 1e-12*terms + 0x1p-1022
 }
 
 // GradTerms is the magnitude of the terms that make up dx[i], for
