@@ -10,6 +10,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/gosoftmax/softmax"
+	"github.com/gosoftmax/softmax/internal/reference"
 )
 
 // exactGrad is dx of one float64 row, evaluated in big.Float (products
@@ -89,16 +90,8 @@ func TestFloat64GradSubnormals(t *testing.T) {
 		for k := range n {
 			// |dy| up to 1e300/s keeps s*dy in range.
 			r.dy[k] = math.Pow(10, rng.Float64()*(600-math.Log10(s))-300) * float64(1-2*rng.IntN(2))
-			if r.log {
-				r.y[k] = -rng.Float64() * 1400
-			} else {
-				r.y[k] = math.Exp(-rng.Float64() * 745)
-			}
 		}
-		r.y[0] = 0
-		if !r.log {
-			r.y[0] = 0.5
-		}
+		reference.FarY(rng, r.y, r.log, 1400)
 		rows = append(rows, r)
 	}
 	for _, r := range rows {

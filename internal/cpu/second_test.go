@@ -89,16 +89,8 @@ func TestSecondOrderSubnormals(t *testing.T) {
 		for k := range n {
 			r.g[k] = math.Pow(10, rng.Float64()*200-100) * float64(1-2*rng.IntN(2))
 			r.h[k] = math.Pow(10, rng.Float64()*200-100) * float64(1-2*rng.IntN(2))
-			if r.log {
-				r.y[k] = -rng.Float64() * 1200
-			} else {
-				r.y[k] = math.Exp(-rng.Float64() * 745)
-			}
 		}
-		r.y[0] = 0
-		if !r.log {
-			r.y[0] = 0.5
-		}
+		reference.FarY(rng, r.y, r.log, 1200)
 		rows = append(rows, r)
 	}
 	wide := func(v float64) *big.Float { return new(big.Float).SetPrec(512).SetFloat64(v) }

@@ -208,3 +208,23 @@ func GradTerms(s Spec, y, dy []float64) []float64 {
 	})
 	return terms
 }
+
+// FarY fills y with a backward row's outputs reaching float64's
+// subnormals: log-softmax outputs uniform down to -depth (exp(y) under
+// 2^-1022 below -708), softmax outputs exp(-745u) for u uniform; y[0] is
+// the row's top (0 for log-softmax, 0.5 for softmax).
+func FarY(rng *rand.Rand, y []float64, log bool, depth float64) {
+	for k := range y {
+		if log {
+			y[k] = -rng.Float64() * depth
+		} else {
+			y[k] = math.Exp(-rng.Float64() * 745)
+		}
+	}
+	if len(y) > 0 {
+		y[0] = 0
+		if !log {
+			y[0] = 0.5
+		}
+	}
+}
