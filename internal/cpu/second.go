@@ -106,9 +106,7 @@ func secondExact[T float](v *layout.View, y, g, h, out []T, idx []int, kept []bo
 			return
 		}
 	}
-	const prec = 256
-	wide := func(v float64) *big.Float { return new(big.Float).SetPrec(prec).SetFloat64(v) }
-	mul := func(a, b *big.Float) *big.Float { return new(big.Float).SetPrec(prec).Mul(a, b) }
+	mul := func(a, b *big.Float) *big.Float { return new(big.Float).SetPrec(widePrec).Mul(a, b) }
 	exp := func(y float64) *big.Float {
 		e := wide(math.Exp(y / 8))
 		for range 3 {
@@ -133,7 +131,7 @@ func secondExact[T float](v *layout.View, y, g, h, out []T, idx []int, kept []bo
 			continue
 		}
 		yv, gv, hv := wide(float64(y[e])), wide(float64(g[e])), wide(float64(h[e]))
-		r := new(big.Float).SetPrec(prec)
+		r := new(big.Float).SetPrec(widePrec)
 		switch {
 		case !v.Log && !wrtY: // s*y*(h - hy)
 			r.Sub(hv, hy)
@@ -153,5 +151,3 @@ func secondExact[T float](v *layout.View, y, g, h, out []T, idx []int, kept []bo
 		out[e] = T(f)
 	}
 }
-
-func isFinite(v float64) bool { return !math.IsInf(v, 0) && v == v }

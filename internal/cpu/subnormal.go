@@ -82,7 +82,7 @@ func (r *gradRow[T]) exactSoftmax64() bool {
 			continue
 		}
 		y, dy := float64(r.y[k]), float64(r.dy[k])
-		if math.IsInf(y, 0) || math.IsInf(dy, 0) || y != y || dy != dy {
+		if !isFinite(y) || !isFinite(dy) {
 			return false
 		}
 		if p := y * dy; math.Abs(p) < minNormal64 && y != 0 && dy != 0 {
@@ -92,8 +92,6 @@ func (r *gradRow[T]) exactSoftmax64() bool {
 	if !lossy {
 		return false
 	}
-	const prec = 256
-	wide := func(v float64) *big.Float { return new(big.Float).SetPrec(prec).SetFloat64(v) }
 	c, p := wide(0), wide(0)
 	for k := range r.y {
 		if r.keep(k) {
@@ -113,3 +111,12 @@ func (r *gradRow[T]) exactSoftmax64() bool {
 	}
 	return true
 }
+
+// widePrec is the exact rows' precision: products of two float64s are
+// exact in it, and big.Float's exponent has no float64 bounds.
+const widePrec = 256
+
+// wide is v as a big.Float of widePrec bits.
+func wide(v float64) *big.Float { return new(big.Float).SetPrec(widePrec).SetFloat64(v) }
+
+func isFinite(v float64) bool { return !math.IsInf(v, 0) && v == v }
