@@ -78,9 +78,7 @@ type underflow struct{ lost bool }
 
 func (u *underflow) mul(a, b float64) float64 {
 	p := a * b
-	if math.Abs(p) < minNormal64 && a != 0 && b != 0 {
-		u.lost = true
-	}
+	u.lost = u.lost || underflowed(p, a, b)
 	return p
 }
 

@@ -23,6 +23,10 @@ const subnormalRounding = 0x1p52
 // minNormal64 is float64's smallest normal number, 2^-1022.
 const minNormal64 = 0x1p-1022
 
+// underflowed reports whether p = a*b fell under 2^-1022 from non-zero
+// factors: it was rounded to 2^-1075, not to its own size.
+func underflowed(p, a, b float64) bool { return math.Abs(p) < minNormal64 && a != 0 && b != 0 }
+
 // farGrad64 reports whether a float64 backward row with sum c, scale s
 // and kept kept elements must take the loops of this file: for
 // log-softmax, exp(y)'s rounding meets c*s; for softmax, y*(dy - c)'s
@@ -56,7 +60,7 @@ func logGradFar(y, dy, c, s, lcs float64) float64 {
 // two last (no product leaves float64's range: |y*d*s| < 4 there).
 func softmaxGradFar(y, d, s float64) float64 {
 	t := y * d
-	if math.Abs(t) < minNormal64 && y != 0 && d != 0 {
+	if underflowed(t, y, d) {
 		fy, ey := math.Frexp(y)
 		fd, ed := math.Frexp(d)
 		fs, es := math.Frexp(s)
@@ -85,7 +89,7 @@ func (r *gradRow[T]) exactSoftmax64() bool {
 		if !isFinite(y) || !isFinite(dy) {
 			return false
 		}
-		if p := y * dy; math.Abs(p) < minNormal64 && y != 0 && dy != 0 {
+		if underflowed(y*dy, y, dy) {
 			lossy = true
 		}
 	}
