@@ -3,7 +3,6 @@ package softmax_test
 import (
 	"fmt"
 	"math"
-	"math/big"
 	"math/rand/v2"
 	"testing"
 
@@ -12,52 +11,6 @@ import (
 	"github.com/gosoftmax/softmax"
 	"github.com/gosoftmax/softmax/internal/reference"
 )
-
-// exactGrad is dx of one float64 row, evaluated in big.Float (products
-// exact, sums in 512 bits) and rounded once, with the magnitude of its
-// terms: s*y*(dy - sum(dy*y)) for softmax, s*(dy - exp(y)*sum(dy)) for
-// log-softmax. exp(y) is exp(y/4)^4, so it stays a normal float64 down to
-// y = -2800 where math.Exp(y) is subnormal or 0 (y/4 is exact there).
-func exactGrad(log bool, y, dy []float64, keep []bool, s float64) (dx, terms []float64) {
-	wide := func(v float64) *big.Float { return new(big.Float).SetPrec(512).SetFloat64(v) }
-	c := wide(0)
-	for k := range y {
-		if !keep[k] {
-			continue
-		}
-		if log {
-			c.Add(c, wide(dy[k]))
-		} else {
-			c.Add(c, new(big.Float).SetPrec(512).Mul(wide(y[k]), wide(dy[k])))
-		}
-	}
-	dx, terms = make([]float64, len(y)), make([]float64, len(y))
-	for k := range y {
-		if !keep[k] {
-			continue
-		}
-		v := new(big.Float).SetPrec(512)
-		if log {
-			q := wide(math.Exp(y[k] / 4))
-			e := new(big.Float).SetPrec(512).Mul(q, q)
-			e.Mul(e, e)
-			v.Mul(e, c)
-			t := new(big.Float).SetPrec(512).Abs(v)
-			t.Add(t, wide(math.Abs(dy[k])))
-			terms[k], _ = t.Mul(t, wide(s)).Float64()
-			v.Sub(wide(dy[k]), v)
-		} else {
-			v.Sub(wide(dy[k]), c)
-			v.Mul(v, wide(y[k]))
-			t := new(big.Float).SetPrec(512).Abs(c)
-			t.Add(t, wide(math.Abs(dy[k])))
-			t.Mul(t, wide(math.Abs(y[k])))
-			terms[k], _ = t.Mul(t, wide(s)).Float64()
-		}
-		dx[k], _ = v.Mul(v, wide(s)).Float64()
-	}
-	return dx, terms
-}
 
 // TestFloat64GradSubnormals: float64 gradients whose intermediates fall
 // under 2^-1022 keep 1e-12 relative to their terms, down to that floor.
@@ -101,7 +54,7 @@ func TestFloat64GradSubnormals(t *testing.T) {
 			for k := range keep {
 				keep[k] = !masked || k != n-1 || n == 2
 			}
-			want, terms := exactGrad(r.log, r.y, r.dy, keep, r.s)
+			want, terms := reference.ExactGrad(r.log, r.y, r.dy, keep, r.s)
 			y, dy := dense64([]int{1, n}, r.y...), dense64([]int{1, n}, r.dy...)
 			var got *tensor.Dense
 			var err error
@@ -155,7 +108,7 @@ func TestFloat64GradSubnormalsLayouts(t *testing.T) {
 		for k := range keep {
 			keep[k] = true
 		}
-		want, terms := exactGrad(log, y, dy, keep, s)
+		want, terms := reference.ExactGrad(log, y, dy, keep, s)
 		grad := softmax.SoftMaxGrad
 		if log {
 			grad = softmax.LogSoftMaxGrad
@@ -174,7 +127,7 @@ func TestFloat64GradSubnormalsLayouts(t *testing.T) {
 			}
 		}
 		keep = keep[:m]
-		want, terms = exactGrad(log, y[:m], dy[:m], keep, s)
+		want, terms = reference.ExactGrad(log, y[:m], dy[:m], keep, s)
 		got, err = grad(dense64([]int{m, 3}, yt...), dense64([]int{m, 3}, dyt...), softmax.Scale(s), softmax.Axis(0))
 		if err != nil {
 			t.Fatal(err)

@@ -1,0 +1,82 @@
+package reference
+
+import (
+	"math"
+	"math/big"
+)
+
+// exactPrec is the exact gradients' precision: products of two float64s
+// are exact in it, and big.Float's exponent has no float64 bounds.
+const exactPrec = 512
+
+func exact(v float64) *big.Float { return new(big.Float).SetPrec(exactPrec).SetFloat64(v) }
+
+// ExactGrad is dx of one float64 row, evaluated in big.Float (products
+// exact, sums in 512 bits) and rounded once, with the magnitude of its
+// terms: s*y*(dy - sum(dy*y)) for softmax, s*(dy - exp(y)*sum(dy)) for
+// log-softmax (0 where every kept y is -Inf), columns keep does not keep
+// 0. exp(y) is exp(y/4)^4, so it stays exact to float64's rounding down
+// to y = -2800, where math.Exp(y) is subnormal or 0 (y/4 is exact
+// there). The terms are s*|y|*(|dy| + |c|) and s*(|dy| + exp(y)*|c|),
+// with c the exact sum: for rows whose products fall under 2^-1022, which
+// Backward (float64 throughout) rounds as the kernels under test once did.
+func ExactGrad(log bool, y, dy []float64, keep []bool, s float64) (dx, terms []float64) {
+	dx, terms = make([]float64, len(y)), make([]float64, len(y))
+	c, any := exact(0), false
+	for k := range y {
+		if !keep[k] {
+			continue
+		}
+		any = any || !math.IsInf(y[k], -1)
+		if log {
+			c.Add(c, exact(dy[k]))
+		} else {
+			c.Add(c, new(big.Float).SetPrec(exactPrec).Mul(exact(y[k]), exact(dy[k])))
+		}
+	}
+	if log && !any {
+		return dx, terms
+	}
+	for k := range y {
+		if !keep[k] {
+			continue
+		}
+		v := new(big.Float).SetPrec(exactPrec)
+		if log {
+			q := exact(math.Exp(y[k] / 4))
+			e := new(big.Float).SetPrec(exactPrec).Mul(q, q)
+			e.Mul(e, e)
+			v.Mul(e, c)
+			t := new(big.Float).SetPrec(exactPrec).Abs(v)
+			t.Add(t, exact(math.Abs(dy[k])))
+			terms[k], _ = t.Mul(t, exact(s)).Float64()
+			v.Sub(exact(dy[k]), v)
+		} else {
+			v.Sub(exact(dy[k]), c)
+			v.Mul(v, exact(y[k]))
+			t := new(big.Float).SetPrec(exactPrec).Abs(c)
+			t.Add(t, exact(math.Abs(dy[k])))
+			t.Mul(t, exact(math.Abs(y[k])))
+			terms[k], _ = t.Mul(t, exact(s)).Float64()
+		}
+		dx[k], _ = v.Mul(v, exact(s)).Float64()
+	}
+	return dx, terms
+}
+
+// ExactBackward is Backward through ExactGrad, row by row of s: finite
+// float64 rows only (big.Float holds no NaN).
+func ExactBackward(s Spec, y, dy []float64) (dx, terms []float64) {
+	dx, terms = make([]float64, len(y)), make([]float64, len(y))
+	s.rows(func(idx []int, kept []bool) {
+		ry, rdy := make([]float64, len(idx)), make([]float64, len(idx))
+		for j, i := range idx {
+			ry[j], rdy[j] = y[i], dy[i]
+		}
+		rdx, rterms := ExactGrad(s.Log, ry, rdy, kept, s.Scale)
+		for j, i := range idx {
+			dx[i], terms[i] = rdx[j], rterms[j]
+		}
+	})
+	return dx, terms
+}
