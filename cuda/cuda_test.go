@@ -65,6 +65,10 @@ type problem struct {
 	x    []float64
 	dy   []float64
 	y    []float64 // the backward's y where set, in place of the forward's output
+	// exactDX and exactTerms, where set, are the backward's reference in
+	// place of reference.Backward's and GradTerms' (float64 problems whose
+	// y is set: reference.ExactBackward, taken once for every tier).
+	exactDX, exactTerms []float64
 }
 
 func fromRandom(name string, p reference.Problem) problem {
@@ -181,8 +185,10 @@ func check(t testing.TB, d *Device, p problem, dt Dtype, tier Tier, off int) str
 	if p.y != nil {
 		yIn = gpucheck.Round(dt, p.y)
 	}
-	wantDX := reference.Backward(p.spec, yIn, dy)
-	terms := reference.GradTerms(p.spec, yIn, dy)
+	wantDX, terms := p.exactDX, p.exactTerms
+	if wantDX == nil {
+		wantDX, terms = reference.Backward(p.spec, yIn, dy), reference.GradTerms(p.spec, yIn, dy)
+	}
 
 	n := len(x) * dt.Size()
 	bx := upload(t, d, gpucheck.Encode(dt, x), off)
@@ -720,6 +726,93 @@ func TestGPULogBackwardSumPastRange(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestGPUFloat64GradSubnormals runs float64 backward rows whose terms
+// are formed from values under 2^-1022 (the CPU's
+// TestFloat64GradSubnormals, on every tier that takes them) against
+// reference.ExactBackward: 1e-12 of the terms, down to 2^-1022. Before,
+// every tier formed log-softmax's exp(y)*s*c with exp(y) rounded to
+// 2^-1075 (y = -800 beside a sum of 1e300: dx 0 for -3.7e-48), and
+// softmax's products in sum(dy*y) and y*(dy - c) likewise before the
+// scale (y = 5e-324 at a scale of 1e300: 43% off), and the long-row
+// tiers s*y past a scale of 2^22 (y near 1e-320 at 1e10). Rows of 2 to
+// 70000 columns, plain, masked, causal and causal to the middle, and a
+// non-last axis; x is 0 (the forward check's rows are uniform).
+func TestGPUFloat64GradSubnormals(t *testing.T) {
+	d := device(t)
+	rng := rand.New(rand.NewPCG(73, 1))
+	exact := func(p problem, log bool, s float64) problem {
+		p.spec.Log, p.spec.Scale = log, s
+		p.x = make([]float64, len(p.dy))
+		p.exactDX, p.exactTerms = reference.ExactBackward(p.spec, p.y, p.dy)
+		p.name += fmt.Sprintf("/log%v/scale%g", log, s)
+		return p
+	}
+	named := []struct {
+		log   bool
+		y, dy []float64
+		s     float64
+	}{
+		{true, []float64{0, -800}, []float64{1e300, 0}, 1},
+		{true, []float64{0, -720}, []float64{1e10, 0}, 1},
+		{true, []float64{0, -1000}, []float64{1e100, 0}, 1e200},
+		{false, []float64{0.69994, 0.30006, 7.194e-321}, []float64{1, 0, 0}, 1e300},
+		{false, []float64{0.7, 5e-324}, []float64{1, 0}, 1e300},
+		{false, []float64{0.7, 0.3, 7e-321}, []float64{0, 0, 0.3}, 1e300},
+	}
+	for _, r := range named {
+		p := rowsProblem(rng, 1, len(r.y), 0)
+		p.y, p.dy = r.y, r.dy
+		run(t, d, exact(p, r.log, r.s), Float64)
+	}
+	ns, variants := []int{16, 37, 1000, 5000, 70000}, []int{0, 1, 3, 7}
+	if testing.Short() {
+		ns, variants = []int{37, 70000}, []int{0, 7}
+	}
+	// far is a 3 x n problem of FarY rows, |dy| from 1e-300 to 1e300/s
+	// (s*dy stays in range).
+	far := func(n, variant int, log bool, s float64) problem {
+		p := rowsProblem(rng, 3, n, variant)
+		p.y = make([]float64, len(p.dy))
+		for r := range 3 {
+			reference.FarY(rng, p.y[r*n:(r+1)*n], log, 1400)
+		}
+		for k := range p.dy {
+			p.dy[k] = math.Pow(10, rng.Float64()*(600-math.Log10(s))-300) * float64(1-2*rng.IntN(2))
+		}
+		return exact(p, log, s)
+	}
+	for _, n := range ns {
+		for _, variant := range variants {
+			for _, log := range []bool{false, true} {
+				run(t, d, far(n, variant, log, math.Pow(10, float64(rng.IntN(31)*10))), Float64) // 1 to 1e300
+			}
+			// Softmax at 1e10, under 2^52 over the row length (not
+			// gpu.FarGrad64's): the long-row tiers once took s*y first
+			// there, under 2^-1022 for y near 1e-320, beside a dy - c past
+			// 2^53.
+			run(t, d, far(n, variant, false, 1e10), Float64)
+		}
+	}
+	// Along axis 0 of a 50 x 3 tensor (tier 5), each column the same row.
+	const m = 50
+	for _, log := range []bool{false, true} {
+		p := problem{name: "axis0/50x3", axis: 0, spec: reference.Spec{Shape: []int{m, 3}, Axis: 0}}
+		row := make([]float64, m)
+		reference.FarY(rng, row, log, 1400)
+		p.y, p.dy = make([]float64, 3*m), make([]float64, 3*m)
+		for k := range m {
+			for j := range 3 {
+				p.y[3*k+j], p.dy[3*k+j] = row[k], float64(k%5)-2
+			}
+		}
+		s := 1e300
+		if log {
+			p.dy[0], p.dy[1], p.dy[2], s = 1e300, 1e300, 1e300, 1
+		}
+		run(t, d, exact(p, log, s), Float64)
 	}
 }
 

@@ -433,7 +433,8 @@ var splitThreadsSetting, _ = strconv.Atoi(os.Getenv("SOFTMAX_SPLIT_THREADS"))
 // planTier is the dispatch rule: which tier computes c, unless the caller
 // forces one.
 //
-//	inner > 1                                           -> inner
+//	inner > 1, or float64 softmax backward past
+//	  2^52 over its row length (gpu.FarGrad64)         -> inner
 //	SOFTMAX_CLUSTER=1 and the cluster tier holds the row -> cluster
 //	rows of a part pack in aligned buffers that tier 1
 //	  does not take (or that the next line sends to
@@ -460,7 +461,7 @@ func (d *Device) planTier(c *call) Tier {
 	v := c.v
 	n, rows := int64(v.N), int64(v.Outer)
 	switch {
-	case v.Inner > 1:
+	case v.Inner > 1 || gpu.FarGrad64(c.dt, c.bwd, v):
 		return TierInner
 	case gpu.ClusterForced() && d.eligible(c, TierCluster):
 		return TierCluster
@@ -493,6 +494,9 @@ func (d *Device) planTier(c *call) Tier {
 // eligible tier).
 func (d *Device) eligible(c *call, t Tier) bool {
 	v := c.v
+	if gpu.FarGrad64(c.dt, c.bwd, v) && t != TierInner {
+		return false // the others round products under 2^-1022 to 2^-1075
+	}
 	switch t {
 	case TierRows:
 		_, _, ok := gpu.RowsShape(c.dt, c.bwd, gpu.KeepOf(c.mask != 0, v.Causal), int64(v.N), warpSize)

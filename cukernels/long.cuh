@@ -717,7 +717,7 @@ __device__ __forceinline__ void chunk_grad(const T* y, const T* dy, const View& 
 // what the plain formula gives. bfloat16 takes sm_exp2, which keeps
 // results below 2^-126: its outputs hold subnormals down to 2^-133 (the
 // product flushed there missed its 2-ulp tolerance on the H200). float64
-// takes the plain formula.
+// takes tier 1's (log_grad).
 template <typename T> struct LongLogGrad {
 	float lc, ng;
 	__device__ __forceinline__ explicit LongLogGrad(double sc)
@@ -730,7 +730,7 @@ template <typename T> struct LongLogGrad {
 template <> struct LongLogGrad<double> {
 	double k;
 	__device__ __forceinline__ explicit LongLogGrad(double sc) : k(-sc) {}
-	__device__ __forceinline__ double at(double y, double sdy) const { return fma(exp(y), k, sdy); }
+	__device__ __forceinline__ double at(double y, double sdy) const { return log_grad(y, sdy, k); }
 };
 
 // grad_write_step writes dx for a step's packs below the chunk's end

@@ -244,8 +244,21 @@ template <typename T> __device__ __forceinline__ double row_exp_biased(double x,
 __device__ __forceinline__ float log_grad(float y, float sdy, float k) {
 	return fmaf(sm_exp2_ftz(fmaf(y, 1.44269504088896341f, 32.0f)), k, sdy);
 }
-// float64 keeps exp in float64 (k = -s*c).
-__device__ __forceinline__ double log_grad(double y, double sdy, double k) { return fma(exp(y), k, sdy); }
+// float64 keeps exp in float64 (k = -s*c). exp(y) under 2^-1022 (y below
+// about -708) is rounded to a fixed 2^-1075, not to its own size, and a
+// |k| past 2^52 carries that past dx's floor of 2^-1022: there the term
+// is formed whole, exp(y + log|k|) (y = -800 beside s*c = 1e300 gave 0
+// for -3.7e-48). The argument's rounding, 2^-53 of |y| + |log|k||, keeps
+// the term within 2e-13. An infinite k keeps the plain form's answer.
+// The whole term's exp and log are a call, not inlined: rows rarely take
+// it, and inlined they held registers in every float64 backward kernel.
+__device__ __noinline__ double exp_times(double y, double k) { return copysign(exp(y + log(fabs(k))), k); }
+__device__ __forceinline__ double log_grad(double y, double sdy, double k) {
+	const double e = exp(y);
+	if (e < 0x1p-1022 && fabs(k) > 0x1p52 && fabs(k) <= 1.7976931348623157e308 && y >= -1.7976931348623157e308)
+		return sdy + exp_times(y, k);
+	return fma(e, k, sdy);
+}
 template <typename A> __device__ __forceinline__ A log_grad_k(double sc) { return A(-sc * 0x1p-32); }
 template <> __device__ __forceinline__ double log_grad_k<double>(double sc) { return -sc; }
 template <typename T> __device__ __forceinline__ bool log_grad_fast(double sc, bool big_y) {
@@ -592,6 +605,18 @@ __device__ __forceinline__ typename Num<T>::acc grad_out(const View& v, bool kep
 	// range (log-softmax gradients near 3e38: in float32, dx was -Inf where
 	// it is 0). exp stays in the compute type: float64's spilled the grid
 	// tier's float32 kernel (docs/PERFORMANCE.md GPU entry 80).
+	if constexpr (sizeof(A) == 8) {
+		// float64's exp(y) or exp(y)*c under 2^-1022 is rounded to 2^-1075,
+		// which the scale may carry past dx's floor: the term is formed
+		// whole, as log_grad does (the float32-computed types' floor is
+		// far above it, and their code is left as it was).
+		if (v.log) {
+			const double e = exp(y), t = e * g.c;
+			if ((e < 0x1p-1022 || fabs(t) < 0x1p-1022) && g.c != 0.0 && y > -sm_inf<A>())
+				return dy * v.scale - exp_times(y + log(v.scale), g.c);
+			return v.scale * (dy - t);
+		}
+	}
 	if (v.log) return A(v.scale * ((double)dy - (double)sm_exp(y) * g.c));
 	return A((double)y * ((double)dy - g.c) * v.scale); // SoftGrad's order
 }
@@ -620,6 +645,11 @@ __device__ __forceinline__ typename Num<T>::acc grad_out(const View& v, bool kep
 //     rounding of products under 2^-126 (dx off by up to s*2^-150), and
 //     s*y loses nothing there; its dy - c passes float32's range only with
 //     |c| at 2^102 or more, gradients past 5e30 at scales past 4 million.
+//     float64 keeps s*(y*dy - y*c) at every scale: its rows reach these
+//     tiers only at scales under 2^52 over their length (gpu.FarGrad64
+//     sends the others to tier 5), where a product's rounding to 2^-1075
+//     stays under 2^-1023 once scaled, while s*y under 2^-1022 beside a
+//     dy - c past 2^53 lost more (y = 1e-320 at a scale of 1e10).
 //     The choice is one select on the scale: a second copy of the long
 //     tiers' write loops, or an exact loop beside them, cost the split
 //     tier's half kernels registers and spills (docs/PERFORMANCE.md GPU
@@ -638,7 +668,7 @@ template <typename A> struct SoftGrad {
 	}
 	__device__ __forceinline__ A at(A y, A dy) const { return y * (dy - c) * s; }
 	__device__ __forceinline__ A any(A y, A dy) const {
-		return s > A(0x1p22) ? (s * y) * (dy - c) : s * fma(y, dy, -(y * c));
+		return sizeof(A) == 4 && s > A(0x1p22) ? (s * y) * (dy - c) : s * fma(y, dy, -(y * c));
 	}
 };
 
@@ -2213,6 +2243,49 @@ __device__ __forceinline__ void fwd_inner(const T* x, T* y, const View& v) {
 	}
 }
 
+// Far64 is a float64 softmax backward row at a scale past 2^52 over its
+// kept length (the Go side's gpu.FarGrad64 sends such calls to this tier,
+// whose thread holds a whole row). Elsewhere a product under 2^-1022,
+// in sum(dy*y) or in y*(dy - c), is rounded to a fixed 2^-1075, not to
+// its own size, and the scale carries that past dx's floor of 2^-1022
+// (y = 5e-324 at a scale of 1e300 was 43% off). Here hi sums the products
+// that stay normal and lo the others, formed whole and raised by
+// 2^Lift (every product of two float64s, down to 2^-2148, is normal
+// there), so c = hi + lo*2^-Lift loses nothing to underflow; dx takes
+// the two parts' terms apart, each formed whole where it would
+// underflow. NaN and infinities in a row reach hi and give what the
+// plain formula gives.
+struct Far64 {
+	static constexpr int Lift = 1126;
+	double hi = 0.0, lo = 0.0;
+
+	__device__ __forceinline__ static bool takes(const View& v, i64 kept) {
+		return !v.log && v.scale * (double)(kept + 1) > 0x1p52;
+	}
+	// whole is a*b*c*2^e, the fractions multiplied first and the powers of
+	// two added last: no partial product leaves float64's range.
+	__device__ __forceinline__ static double whole(double a, double b, double c, int e) {
+		int ea, eb, ec;
+		const double fa = frexp(a, &ea), fb = frexp(b, &eb), fc = frexp(c, &ec);
+		return ldexp(fa * fb * fc, ea + eb + ec + e);
+	}
+	__device__ __forceinline__ static bool underflowed(double p, double a, double b) {
+		return fabs(p) < 0x1p-1022 && a != 0.0 && b != 0.0;
+	}
+	__device__ __forceinline__ void add(double y, double dy) {
+		const double p = y * dy;
+		if (underflowed(p, y, dy)) lo += whole(y, dy, 1.0, Lift - 1); // frexp(1.0) is 0.5 x 2^1
+		else hi += p;
+	}
+	// grad is s*y*(dy - c).
+	__device__ __forceinline__ double grad(double y, double dy, double s) const {
+		const double d = dy - hi, t = y * d; // a difference under 2^-1022 is exact
+		const double near = underflowed(t, y, d) ? whole(y, d, s, 0) : t * s;
+		if (lo == 0.0 || !(hi - hi == 0.0) || !(y - y == 0.0)) return near;
+		return near - whole(y, lo, s, -Lift);
+	}
+};
+
 template <typename T>
 __device__ __forceinline__ void bwd_inner(const T* y, const T* dy, T* dx, const View& v) {
 	typedef typename Wide<T>::type C;
@@ -2222,6 +2295,20 @@ __device__ __forceinline__ void bwd_inner(const T* y, const T* dy, T* dx, const 
 		const i64 o = t / v.inner, i = t % v.inner;
 		const i64 base = o * v.n * v.inner + i;
 		const i64 kept = v.kept(o), mbase = v.mask ? v.mask_row(o) + v.mask_inner(i) : 0;
+		if constexpr (sizeof(T) == 8) { // float64 data only: Wide makes float32's C double too
+			if (Far64::takes(v, kept)) {
+				Far64 f;
+				for (i64 k = 0; k < v.n; ++k) {
+					const i64 e = base + k * v.inner;
+					if (v.keeps(mbase, kept, k)) f.add(y[e], dy[e]);
+				}
+				for (i64 k = 0; k < v.n; ++k) {
+					const i64 e = base + k * v.inner;
+					dx[e] = v.keeps(mbase, kept, k) ? f.grad(y[e], dy[e], v.scale) : 0.0;
+				}
+				continue;
+			}
+		}
 		GradStats<A> g{A(0), 0};
 		for (i64 k = 0; k < v.n; ++k) {
 			const i64 e = base + k * v.inner;

@@ -94,7 +94,8 @@ func aligned(bufs []DevicePtr, n int) bool {
 // (d.wave) where CUDA has 32 and the LDS per workgroup (64 KB) where CUDA
 // has its opted-in shared memory.
 //
-//	inner > 1                                      -> inner
+//	inner > 1, or float64 softmax backward past
+//	  2^52 over its row length (gpu.FarGrad64)    -> inner
 //	rows < 2*CUs and n >= 16384 (and rows<=65535)  -> split
 //	row fits 1024 threads' registers (gpu.RowsShape) -> rows
 //	otherwise                                      -> block
@@ -102,7 +103,7 @@ func (d *Device) planTier(c *call) Tier {
 	v := c.v
 	n, rows := int64(v.N), int64(v.Outer)
 	switch {
-	case v.Inner > 1:
+	case v.Inner > 1 || gpu.FarGrad64(c.dt, c.bwd, v):
 		return TierInner
 	case rows < splitRowsPer*int64(d.sms) && n >= splitMinN && rows <= maxGridY:
 		return TierSplit
@@ -121,6 +122,9 @@ func (d *Device) planTier(c *call) Tier {
 // eligible tier).
 func (d *Device) eligible(c *call, t Tier) bool {
 	v := c.v
+	if gpu.FarGrad64(c.dt, c.bwd, v) && t != TierInner {
+		return false // the others round products under 2^-1022 to 2^-1075
+	}
 	switch t {
 	case TierRows:
 		_, _, ok := gpu.RowsShape(c.dt, c.bwd, gpu.KeepOf(c.mask != 0, v.Causal), int64(v.N), d.wave)

@@ -81,6 +81,22 @@ func BackwardScale(t Dtype, scale float64) (kernel, factor float64) {
 	return math.Ldexp(frac, -60), math.Ldexp(1, exp+60)
 }
 
+// farGrad64 bounds a float64 softmax backward call's scale times its row
+// length plus one: past it a product under 2^-1022, rounded to a fixed
+// 2^-1075 rather than to its own size, can carry that rounding past dx's
+// floor of 2^-1022 (the CPU's bound, internal/cpu/subnormal.go).
+const farGrad64 = 0x1p52
+
+// FarGrad64 reports whether a call must take the non-last-axis tier (5),
+// whose float64 kernel forms such products whole (Far64 in
+// cukernels/softmax.cuh): float64 softmax backward past farGrad64. The
+// other tiers keep plain float64 products. Log-softmax needs no such
+// rule: every tier forms its term exp(y)*s*c whole where exp(y) falls
+// under 2^-1022.
+func FarGrad64(t Dtype, bwd bool, v *layout.View) bool {
+	return t == Float64 && bwd && !v.Log && v.Scale*(float64(v.N)+1) > farGrad64
+}
+
 // ScaleFits reports whether the kernels of element type t take scale: any
 // for float64, at most float32's largest value (layout.MaxScale32) for the
 // types computed in float32, whose float32 forms of the scale (the parts

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/gosoftmax/softmax/internal/layout"
 )
 
 // TestHostDtype checks the dtype of each host element type.
@@ -96,6 +98,39 @@ func TestScaleFits(t *testing.T) {
 		}
 		if err != nil && !strings.Contains(err.Error(), "scale") {
 			t.Errorf("Resolve(%v, scale %g): %q does not name the scale", c.dt, c.scale, err)
+		}
+	}
+}
+
+// TestFarGrad64 checks which calls take tier 5 for their subnormal
+// products: float64 softmax backward past 2^52 over the row length plus
+// one, and nothing else.
+func TestFarGrad64(t *testing.T) {
+	view := func(log bool, scale float64, n int) *layout.View {
+		v, err := layout.Resolve(layout.Params{Axis: -1, Log: log, Scale: scale}, []int{3, n}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	edge := 0x1p52 / 1024 // n = 1023: the largest scale that stays
+	for _, c := range []struct {
+		dt    Dtype
+		bwd   bool
+		log   bool
+		scale float64
+		want  bool
+	}{
+		{Float64, true, false, edge, false},
+		{Float64, true, false, math.Nextafter(edge, math.Inf(1)), true},
+		{Float64, true, false, 1e300, true},
+		{Float64, true, true, 1e300, false},   // log-softmax's term is formed whole by every tier
+		{Float64, false, false, 1e300, false}, // forward
+		{Float32, true, false, 1e30, false},   // float32's floor is far above 2^-1022
+		{BFloat16, true, false, 1e30, false},
+	} {
+		if got := FarGrad64(c.dt, c.bwd, view(c.log, c.scale, 1023)); got != c.want {
+			t.Errorf("FarGrad64(%v, bwd %v, log %v, scale %g, n 1023) = %v, want %v", c.dt, c.bwd, c.log, c.scale, got, c.want)
 		}
 	}
 }

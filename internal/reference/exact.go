@@ -17,22 +17,24 @@ func exact(v float64) *big.Float { return new(big.Float).SetPrec(exactPrec).SetF
 // log-softmax (0 where every kept y is -Inf), columns keep does not keep
 // 0. exp(y) is exp(y/4)^4, so it stays exact to float64's rounding down
 // to y = -2800, where math.Exp(y) is subnormal or 0 (y/4 is exact
-// there). The terms are s*|y|*(|dy| + |c|) and s*(|dy| + exp(y)*|c|),
-// with c the exact sum: for rows whose products fall under 2^-1022, which
-// Backward (float64 throughout) rounds as the kernels under test once did.
+// there). The terms are GradTerms', exact: s*|y|*(|dy| + sum|dy*y|) and
+// s*(|dy| + exp(y)*sum|dy|). For rows whose products fall under 2^-1022,
+// which Backward (float64 throughout) rounds as the kernels under test
+// once did.
 func ExactGrad(log bool, y, dy []float64, keep []bool, s float64) (dx, terms []float64) {
 	dx, terms = make([]float64, len(y)), make([]float64, len(y))
-	c, any := exact(0), false
+	c, mag, any := exact(0), exact(0), false // mag: the sum of the terms' magnitudes
 	for k := range y {
 		if !keep[k] {
 			continue
 		}
 		any = any || !math.IsInf(y[k], -1)
-		if log {
-			c.Add(c, exact(dy[k]))
-		} else {
-			c.Add(c, new(big.Float).SetPrec(exactPrec).Mul(exact(y[k]), exact(dy[k])))
+		p := exact(dy[k])
+		if !log {
+			p.Mul(p, exact(y[k]))
 		}
+		c.Add(c, p)
+		mag.Add(mag, p.Abs(p))
 	}
 	if log && !any {
 		return dx, terms
@@ -47,15 +49,15 @@ func ExactGrad(log bool, y, dy []float64, keep []bool, s float64) (dx, terms []f
 			e := new(big.Float).SetPrec(exactPrec).Mul(q, q)
 			e.Mul(e, e)
 			v.Mul(e, c)
-			t := new(big.Float).SetPrec(exactPrec).Abs(v)
+			t := new(big.Float).SetPrec(exactPrec).Mul(e, mag)
 			t.Add(t, exact(math.Abs(dy[k])))
 			terms[k], _ = t.Mul(t, exact(s)).Float64()
 			v.Sub(exact(dy[k]), v)
 		} else {
 			v.Sub(exact(dy[k]), c)
 			v.Mul(v, exact(y[k]))
-			t := new(big.Float).SetPrec(exactPrec).Abs(c)
-			t.Add(t, exact(math.Abs(dy[k])))
+			t := exact(math.Abs(dy[k]))
+			t.Add(t, mag)
 			t.Mul(t, exact(math.Abs(y[k])))
 			terms[k], _ = t.Mul(t, exact(s)).Float64()
 		}
