@@ -737,7 +737,8 @@ func TestGPULogBackwardSumPastRange(t *testing.T) {
 // 2^-1075 (y = -800 beside a sum of 1e300: dx 0 for -3.7e-48), and
 // softmax's products in sum(dy*y) and y*(dy - c) likewise before the
 // scale (y = 5e-324 at a scale of 1e300: 43% off), and the long-row
-// tiers s*y past a scale of 2^22 (y near 1e-320 at 1e10). Rows of 2 to
+// tiers took s*y first past a scale of 2^22 (y = 5e-324 at 1e10/3 beside
+// dy = 1e100: 1e-10 off). Rows of 2 to
 // 70000 columns, plain, masked, causal and causal to the middle, and a
 // non-last axis; x is 0 (the forward check's rows are uniform).
 func TestGPUFloat64GradSubnormals(t *testing.T) {
@@ -790,12 +791,24 @@ func TestGPUFloat64GradSubnormals(t *testing.T) {
 				run(t, d, far(n, variant, log, math.Pow(10, float64(rng.IntN(31)*10))), Float64) // 1 to 1e300
 			}
 			// Softmax at 1e10, under 2^52 over the row length (not
-			// gpu.FarGrad64's): the long-row tiers once took s*y first
-			// there, under 2^-1022 for y near 1e-320, beside a dy - c past
-			// 2^53.
+			// gpu.FarGrad64's).
 			run(t, d, far(n, variant, false, 1e10), Float64)
 		}
 	}
+	// The long-row tiers' softmax past a scale of 2^22 took s*y first,
+	// rounded to a multiple of 2^-1074 where it fell under 2^-1022: y =
+	// 5e-324 at 1e10/3 beside dy = 1e100 was 1e-10 off. 5000 columns, so
+	// that every tier takes the rows.
+	const long = 5000
+	p := rowsProblem(rng, 3, long, 0)
+	p.y, p.dy = make([]float64, 3*long), make([]float64, 3*long)
+	for k := range p.y {
+		p.y[k] = 1.0 / long
+	}
+	for r := range 3 {
+		p.y[r*long+1+r], p.dy[r*long+1+r] = 5e-324*float64(r+1), 1e100
+	}
+	run(t, d, exact(p, false, 1e10/3), Float64)
 	// Along axis 0 of a 50 x 3 tensor (tier 5), each column the same row.
 	const m = 50
 	for _, log := range []bool{false, true} {

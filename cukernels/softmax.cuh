@@ -648,8 +648,9 @@ __device__ __forceinline__ typename Num<T>::acc grad_out(const View& v, bool kep
 //     float64 keeps s*(y*dy - y*c) at every scale: its rows reach these
 //     tiers only at scales under 2^52 over their length (gpu.FarGrad64
 //     sends the others to tier 5), where a product's rounding to 2^-1075
-//     stays under 2^-1023 once scaled, while s*y under 2^-1022 beside a
-//     dy - c past 2^53 lost more (y = 1e-320 at a scale of 1e10).
+//     stays under 2^-1023 once scaled, while s*y under 2^-1022 lost
+//     up to 2^-1075 of itself beside any dy - c (y = 5e-324 at a scale
+//     of 1e10/3 beside dy = 1e100: dx 1e-10 off).
 //     The choice is one select on the scale: a second copy of the long
 //     tiers' write loops, or an exact loop beside them, cost the split
 //     tier's half kernels registers and spills (docs/PERFORMANCE.md GPU
@@ -2274,7 +2275,7 @@ struct Far64 {
 	}
 	__device__ __forceinline__ void add(double y, double dy) {
 		const double p = y * dy;
-		if (underflowed(p, y, dy)) lo += whole(y, dy, 1.0, Lift - 1); // frexp(1.0) is 0.5 x 2^1
+		if (underflowed(p, y, dy)) lo += whole(y, dy, 1.0, Lift);
 		else hi += p;
 	}
 	// grad is s*y*(dy - c).
