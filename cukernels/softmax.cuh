@@ -250,8 +250,8 @@ __device__ __forceinline__ float log_grad(float y, float sdy, float k) {
 // is formed whole, exp(y + log|k|) (y = -800 beside s*c = 1e300 gave 0
 // for -3.7e-48). The argument's rounding, 2^-53 of |y| + |log|k||, keeps
 // the term within 2e-13. An infinite k keeps the plain form's answer.
-// The whole term's exp and log are a call, not inlined: rows rarely take
-// it, and inlined they held registers in every float64 backward kernel.
+// The whole term's exp and log are an out-of-line call: rows rarely take
+// it, and the common path keeps only the compare (GPU entry 112).
 __device__ __noinline__ double exp_times(double y, double k) { return copysign(exp(y + log(fabs(k))), k); }
 __device__ __forceinline__ double log_grad(double y, double sdy, double k) {
 	const double e = exp(y);
