@@ -7,6 +7,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,7 +33,11 @@ var quickShapes = [][]int{{128, 1024}, {2048, 4096}, {4, 1048576}, {8192, 4096},
 
 var allDtypes = []string{"float32", "float16", "bfloat16"}
 
-var elemSize = map[string]int{"float32": 4, "float16": 2, "bfloat16": 2}
+// knownDtypes are the dtypes -dtypes takes: float64 too, which issue 6
+// does not judge (PyTorch's script has none), left out of the default.
+var knownDtypes = append(slices.Clone(allDtypes), "float64")
+
+var elemSize = map[string]int{"float32": 4, "float16": 2, "bfloat16": 2, "float64": 8}
 
 var (
 	ops2D  = []string{"softmax", "log_softmax", "masked_softmax", "softmax_backward", "log_softmax_backward"}

@@ -53,7 +53,7 @@ import (
 
 const gib = 1 << 30
 
-var dtypeOf = map[string]cuda.Dtype{"float32": cuda.Float32, "float16": cuda.Float16, "bfloat16": cuda.BFloat16}
+var dtypeOf = map[string]cuda.Dtype{"float32": cuda.Float32, "float16": cuda.Float16, "bfloat16": cuda.BFloat16, "float64": cuda.Float64}
 
 func main() {
 	defOut := "ours.json"
@@ -164,7 +164,10 @@ func run(o options) error {
 			return err
 		}
 	}
-	dtypes, err := parseList(o.dtypes, allDtypes, "dtype")
+	dtypes, err := parseList(o.dtypes, knownDtypes, "dtype")
+	if o.dtypes == "" {
+		dtypes = allDtypes
+	}
 	if err != nil {
 		return err
 	}
@@ -286,6 +289,15 @@ func (b *bench) fill(p cu.DevicePtr, n int64, dt string) error {
 			m := min(slab, n-off)
 			gen(buf[:m], b.seed, stream, off, func(r *rand.Rand) float32 { return float32(3 * r.NormFloat64()) })
 			if err := cuda.Upload(b.d, p+cu.DevicePtr(off*4), buf[:m]); err != nil {
+				return err
+			}
+		}
+	case "float64":
+		buf := make([]float64, min(n, slab))
+		for off := int64(0); off < n; off += slab {
+			m := min(slab, n-off)
+			gen(buf[:m], b.seed, stream, off, func(r *rand.Rand) float64 { return 3 * r.NormFloat64() })
+			if err := cuda.Upload(b.d, p+cu.DevicePtr(off*8), buf[:m]); err != nil {
 				return err
 			}
 		}
@@ -556,6 +568,10 @@ func (b *bench) row(p cu.DevicePtr, dt string, n, r int64) ([]float64, error) {
 		for i, v := range h {
 			out[i] = float64(v)
 		}
+	case "float64":
+		if err := cuda.Download(b.d, out, p+cu.DevicePtr(r*n*8)); err != nil {
+			return nil, err
+		}
 	default:
 		h := make([]uint16, n)
 		if err := cuda.Download(b.d, h, p+cu.DevicePtr(r*n*2)); err != nil {
@@ -581,7 +597,7 @@ func (b *bench) check(op, dt string, shape []int, p cuda.Problem, sets int) stri
 	n := int64(shape[len(shape)-1])
 	rows := numel(shape) / n
 	tol, abstol := 2e-3, 1e-6
-	if dt != "float32" {
+	if dt != "float32" && dt != "float64" {
 		tol = 3e-2
 	}
 	if dt == "float16" {
