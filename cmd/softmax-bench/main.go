@@ -64,7 +64,7 @@ func main() {
 	quick := flag.Bool("quick", false, "a few shapes, few reps: a smoke test")
 	reps := flag.Int("reps", 0, "timed launches per case (default 100, quick 20)")
 	shapesF := flag.String("shapes", "", "comma-separated shapes to run instead, e.g. 128x1024,16x16x2048x2048")
-	dtypesF := flag.String("dtypes", "", "comma-separated dtypes (default float32,float16,bfloat16)")
+	dtypesF := flag.String("dtypes", "", "comma-separated dtypes (default float32,float16,bfloat16; float64 also taken)")
 	opsF := flag.String("ops", "", "comma-separated ops (default all that apply to each shape)")
 	capGiB := flag.Float64("cap-gib", 60, "skip a case whose buffers would exceed this (GiB)")
 	copyMiB := flag.Int64("copy-mib", 1024, "size of the copy that gives copy_gbs (MiB)")
