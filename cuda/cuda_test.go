@@ -751,22 +751,10 @@ func TestGPUFloat64GradSubnormals(t *testing.T) {
 		p.name += fmt.Sprintf("/log%v/scale%g", log, s)
 		return p
 	}
-	named := []struct {
-		log   bool
-		y, dy []float64
-		s     float64
-	}{
-		{true, []float64{0, -800}, []float64{1e300, 0}, 1},
-		{true, []float64{0, -720}, []float64{1e10, 0}, 1},
-		{true, []float64{0, -1000}, []float64{1e100, 0}, 1e200},
-		{false, []float64{0.69994, 0.30006, 7.194e-321}, []float64{1, 0, 0}, 1e300},
-		{false, []float64{0.7, 5e-324}, []float64{1, 0}, 1e300},
-		{false, []float64{0.7, 0.3, 7e-321}, []float64{0, 0, 0.3}, 1e300},
-	}
-	for _, r := range named {
-		p := rowsProblem(rng, 1, len(r.y), 0)
-		p.y, p.dy = r.y, r.dy
-		run(t, d, exact(p, r.log, r.s), Float64)
+	for _, r := range reference.FarRows {
+		p := rowsProblem(rng, 1, len(r.Y), 0)
+		p.y, p.dy = r.Y, r.DY
+		run(t, d, exact(p, r.Log, r.Scale), Float64)
 	}
 	ns, variants := []int{16, 37, 1000, 5000, 70000}, []int{0, 1, 3, 7}
 	if testing.Short() {

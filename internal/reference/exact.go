@@ -82,3 +82,24 @@ func ExactBackward(s Spec, y, dy []float64) (dx, terms []float64) {
 	})
 	return dx, terms
 }
+
+// FarRow is a float64 backward row whose gradient meets terms under
+// 2^-1022, named for what it probes.
+type FarRow struct {
+	Name  string
+	Log   bool
+	Y, DY []float64
+	Scale float64
+}
+
+// FarRows are the probes that found float64 gradients losing such terms
+// (session 72's review): exp(y) under e^-708 beside a large sum, a
+// subnormal y at a huge scale, a subnormal product in sum(dy*y).
+var FarRows = []FarRow{
+	{"log exp(-800) beside 1e300", true, []float64{0, -800}, []float64{1e300, 0}, 1},
+	{"log exp(-720) beside 1e10", true, []float64{0, -720}, []float64{1e10, 0}, 1},
+	{"log exp(-1000) at scale 1e200", true, []float64{0, -1000}, []float64{1e100, 0}, 1e200},
+	{"softmax subnormal y at 1e300", false, []float64{0.69994, 0.30006, 7.194e-321}, []float64{1, 0, 0}, 1e300},
+	{"softmax 5e-324 at 1e300", false, []float64{0.7, 5e-324}, []float64{1, 0}, 1e300},
+	{"softmax subnormal product in the sum", false, []float64{0.7, 0.3, 7e-321}, []float64{0, 0, 0.3}, 1e300},
+}
