@@ -165,11 +165,11 @@ func run(o options) error {
 		}
 	}
 	dtypes, err := parseList(o.dtypes, knownDtypes, "dtype")
-	if o.dtypes == "" {
-		dtypes = allDtypes
-	}
 	if err != nil {
 		return err
+	}
+	if o.dtypes == "" {
+		dtypes = allDtypes
 	}
 	onlyOps, err := parseList(o.ops, allOps, "op")
 	if err != nil {
