@@ -2682,6 +2682,35 @@ func TestGPUDispatch(t *testing.T) {
 	if got := plan(&call{dt: Float16, v: w}); got != cluster(TierBlock) {
 		t.Errorf("causal float16 1000x32769: tier %v, want %v", got, cluster(TierBlock))
 	}
+	// Float64 softmax backward past gpu.FarGrad64's bound takes the block
+	// tier's far_block on the last axis (short rows, many rows, few long
+	// ones alike), tier 5 off it; no other tier but 5 (any axis) is eligible.
+	for _, c := range []struct {
+		shape []int
+		axis  int
+		want  Tier
+	}{
+		{[]int{65536, 128}, -1, TierBlock},
+		{[]int{4096, 4096}, -1, TierBlock},
+		{[]int{4, 65536}, -1, TierBlock},
+		{[]int{50, 3}, 0, TierInner},
+	} {
+		w := v(c.shape, c.axis)
+		w.Scale = 1e300
+		fc := &call{dt: Float64, v: w, bwd: true}
+		if got := plan(fc); got != c.want {
+			t.Errorf("far float64 backward %v axis %d: tier %v, want %v", c.shape, c.axis, got, c.want)
+		}
+		for tier := TierRows; tier <= TierCGrid; tier++ {
+			var ok bool
+			if err := d.do(func() error { ok = d.eligible(fc, tier); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if ok != (tier == c.want || tier == TierInner) {
+				t.Errorf("far float64 backward %v axis %d: tier %v eligible %v", c.shape, c.axis, tier, ok)
+			}
+		}
+	}
 }
 
 // TestGPUUnaligned shifts every buffer by one element, so the vector paths

@@ -433,8 +433,9 @@ var splitThreadsSetting, _ = strconv.Atoi(os.Getenv("SOFTMAX_SPLIT_THREADS"))
 // planTier is the dispatch rule: which tier computes c, unless the caller
 // forces one.
 //
-//	inner > 1, or float64 softmax backward past
-//	  2^52 over its row length (gpu.FarGrad64)         -> inner
+//	inner > 1                                            -> inner
+//	float64 softmax backward past 2^52 over its
+//	  row length (gpu.FarGrad64)                         -> block
 //	SOFTMAX_CLUSTER=1 and the cluster tier holds the row -> cluster
 //	rows of a part pack in aligned buffers that tier 1
 //	  does not take (or that the next line sends to
@@ -461,8 +462,10 @@ func (d *Device) planTier(c *call) Tier {
 	v := c.v
 	n, rows := int64(v.N), int64(v.Outer)
 	switch {
-	case v.Inner > 1 || gpu.FarGrad64(c.dt, c.bwd, v):
+	case v.Inner > 1:
 		return TierInner
+	case gpu.FarGrad64(c.dt, c.bwd, v):
+		return TierBlock // far_block, a block a row
 	case gpu.ClusterForced() && d.eligible(c, TierCluster):
 		return TierCluster
 	case d.clusterShiftPays(c):
@@ -494,7 +497,7 @@ func (d *Device) planTier(c *call) Tier {
 // eligible tier).
 func (d *Device) eligible(c *call, t Tier) bool {
 	v := c.v
-	if gpu.FarGrad64(c.dt, c.bwd, v) && t != TierInner {
+	if gpu.FarGrad64(c.dt, c.bwd, v) && t != TierBlock && t != TierInner {
 		return false // the others round products under 2^-1022 to 2^-1075
 	}
 	switch t {

@@ -855,12 +855,63 @@ __device__ __forceinline__ void fwd_block(const T* x, T* y, const View& v, bool 
 	}
 }
 
+// far_block is a float64 row that Far64 takes (gpu.FarGrad64's calls)
+// over the block: each thread sums its columns' products, the block adds
+// the sums, and each thread writes its columns. The loads are scalar,
+// coalesced across the block: such calls are rare, and here they run a
+// block a row, where tier 5 gave them a thread a row (25-2600x slower
+// than their usual tier on an H100, docs/PERFORMANCE.md GPU entry 112).
+// A thread reads its columns before the reduction's barrier and writes
+// them after it, so dx may lie over y or dy.
+// A thread issues U columns' loads before it uses any, so that a block
+// alone (4 x 65536) keeps enough bytes in flight.
+__device__ __forceinline__ void far_block(const double* y, const double* dy, double* dx, const View& v, i64 mrow,
+                                          i64 kept) {
+	constexpr int U = 4;
+	const i64 step = U * (i64)blockDim.x;
+	double a[U], b[U];
+	Far64 f{};
+	for (i64 k0 = threadIdx.x; k0 < v.n; k0 += step) {
+#pragma unroll
+		for (int u = 0; u < U; ++u) {
+			const i64 k = k0 + u * (i64)blockDim.x;
+			a[u] = k < v.n ? y[k] : 0.0;
+			b[u] = k < v.n ? dy[k] : 0.0;
+		}
+#pragma unroll
+		for (int u = 0; u < U; ++u) {
+			const i64 k = k0 + u * (i64)blockDim.x;
+			if (k < v.n && v.keeps(mrow, kept, k)) f.add(a[u], b[u]);
+		}
+	}
+	f = block_reduce(f, Far64Op(), Far64{});
+	for (i64 k0 = threadIdx.x; k0 < v.n; k0 += step) {
+#pragma unroll
+		for (int u = 0; u < U; ++u) {
+			const i64 k = k0 + u * (i64)blockDim.x;
+			a[u] = k < v.n ? y[k] : 0.0;
+			b[u] = k < v.n ? dy[k] : 0.0;
+		}
+#pragma unroll
+		for (int u = 0; u < U; ++u) {
+			const i64 k = k0 + u * (i64)blockDim.x;
+			if (k < v.n) dx[k] = v.keeps(mrow, kept, k) ? f.grad(a[u], b[u], v.scale) : 0.0;
+		}
+	}
+}
+
 template <typename T>
 __device__ __forceinline__ void bwd_block(const T* y, const T* dy, T* dx, const View& v, bool vec) {
 	typedef typename Num<T>::acc A;
 	for (i64 row = blockIdx.x; row < v.rows; row += gridDim.x) {
 		const i64 kept = v.kept(row), mrow = v.mask ? v.mask_row(row) : 0;
 		const i64 base = row * v.n;
+		if constexpr (sizeof(T) == 8) {
+			if (Far64::takes(v, kept)) {
+				far_block(y + base, dy + base, dx + base, v, mrow, kept);
+				continue;
+			}
+		}
 		GradStats<A> g{A(0), 0};
 		chunk_grad<T>(y + base, dy + base, v, mrow, kept, 0, v.n, vec, g);
 		g = block_reduce(g, GradOp(), GradStats<A>{A(0), 0});

@@ -647,7 +647,8 @@ __device__ __forceinline__ typename Num<T>::acc grad_out(const View& v, bool kep
 //     |c| at 2^102 or more, gradients past 5e30 at scales past 4 million.
 //     float64 keeps s*(y*dy - y*c) at every scale: its rows reach these
 //     tiers only at scales under 2^52 over their length (gpu.FarGrad64
-//     sends the others to tier 5), where a product's rounding to 2^-1075
+//     sends the others to Far64: tier 3's far_block, or tier 5 off the
+//     last axis), where a product's rounding to 2^-1075
 //     stays under 2^-1023 once scaled, while s*y under 2^-1022 lost
 //     up to 2^-1075 of itself beside any dy - c (y = 5e-324 at a scale
 //     of 1e10/3 beside dy = 1e100: dx 1e-10 off).
@@ -2245,8 +2246,9 @@ __device__ __forceinline__ void fwd_inner(const T* x, T* y, const View& v) {
 }
 
 // Far64 is a float64 softmax backward row at a scale past 2^52 over its
-// kept length (the Go side's gpu.FarGrad64 sends such calls to this tier,
-// whose thread holds a whole row). Elsewhere a product under 2^-1022,
+// kept length (the Go side's gpu.FarGrad64 sends such calls to tier 3,
+// whose far_block gives a row a block, or off the last axis to this tier,
+// a row a thread). Elsewhere a product under 2^-1022,
 // in sum(dy*y) or in y*(dy - c), is rounded to a fixed 2^-1075, not to
 // its own size, and the scale carries that past dx's floor of 2^-1022
 // (y = 5e-324 at a scale of 1e300 was 43% off). Here hi sums the products
@@ -2256,9 +2258,11 @@ __device__ __forceinline__ void fwd_inner(const T* x, T* y, const View& v) {
 // the two parts' terms apart, each formed whole where it would
 // underflow. NaN and infinities in a row reach hi and give what the
 // plain formula gives.
+// No member initializers: block_reduce keeps Far64s in __shared__ slots,
+// which take only trivially constructed types; start from Far64{}.
 struct Far64 {
 	static constexpr int Lift = 1126;
-	double hi = 0.0, lo = 0.0;
+	double hi, lo;
 
 	__device__ __forceinline__ static bool takes(const View& v, i64 kept) {
 		return !v.log && v.scale * (double)(kept + 1) > 0x1p52;
@@ -2286,6 +2290,14 @@ struct Far64 {
 		return near - whole(y, lo, s, -Lift);
 	}
 };
+__device__ __forceinline__ Far64 shfl(Far64 v, int lane_mask, int width) {
+	v.hi = sm_shfl_xor(v.hi, lane_mask, width);
+	v.lo = sm_shfl_xor(v.lo, lane_mask, width);
+	return v;
+}
+struct Far64Op {
+	__device__ __forceinline__ Far64 operator()(Far64 a, Far64 b) const { return Far64{a.hi + b.hi, a.lo + b.lo}; }
+};
 
 template <typename T>
 __device__ __forceinline__ void bwd_inner(const T* y, const T* dy, T* dx, const View& v) {
@@ -2298,7 +2310,7 @@ __device__ __forceinline__ void bwd_inner(const T* y, const T* dy, T* dx, const 
 		const i64 kept = v.kept(o), mbase = v.mask ? v.mask_row(o) + v.mask_inner(i) : 0;
 		if constexpr (sizeof(T) == 8) { // float64 data only: Wide makes float32's C double too
 			if (Far64::takes(v, kept)) {
-				Far64 f;
+				Far64 f{};
 				for (i64 k = 0; k < v.n; ++k) {
 					const i64 e = base + k * v.inner;
 					if (v.keeps(mbase, kept, k)) f.add(y[e], dy[e]);

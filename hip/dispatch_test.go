@@ -131,6 +131,29 @@ func TestDispatchWave(t *testing.T) {
 				t.Errorf("wave %d: shape %v axis %d: tier %v, want %v", dev.wave, c.shape, c.axis, got, c.want)
 			}
 		}
+		// Float64 softmax backward past gpu.FarGrad64's bound: the block
+		// tier's far_block on the last axis, tier 5 off it, no other tier.
+		for _, c := range []struct {
+			shape []int
+			axis  int
+			want  Tier
+		}{
+			{[]int{65536, 128}, -1, TierBlock},
+			{[]int{4, 1 << 20}, -1, TierBlock},
+			{[]int{50, 3}, 0, TierInner},
+		} {
+			v := view(t, c.shape, c.axis)
+			v.Scale = 1e300
+			fc := &call{dt: Float64, v: v, bwd: true}
+			if got := d.planTier(fc); got != c.want {
+				t.Errorf("wave %d: far float64 backward %v axis %d: tier %v, want %v", dev.wave, c.shape, c.axis, got, c.want)
+			}
+			for tier := TierRows; tier <= TierInner; tier++ {
+				if ok := d.eligible(fc, tier); ok != (tier == c.want || tier == TierInner) {
+					t.Errorf("wave %d: far float64 backward %v axis %d: tier %v eligible %v", dev.wave, c.shape, c.axis, tier, ok)
+				}
+			}
+		}
 	}
 }
 

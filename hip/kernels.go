@@ -94,8 +94,9 @@ func aligned(bufs []DevicePtr, n int) bool {
 // (d.wave) where CUDA has 32 and the LDS per workgroup (64 KB) where CUDA
 // has its opted-in shared memory.
 //
-//	inner > 1, or float64 softmax backward past
-//	  2^52 over its row length (gpu.FarGrad64)    -> inner
+//	inner > 1                                      -> inner
+//	float64 softmax backward past 2^52 over its
+//	  row length (gpu.FarGrad64)                   -> block
 //	rows < 2*CUs and n >= 16384 (and rows<=65535)  -> split
 //	row fits 1024 threads' registers (gpu.RowsShape) -> rows
 //	otherwise                                      -> block
@@ -103,8 +104,10 @@ func (d *Device) planTier(c *call) Tier {
 	v := c.v
 	n, rows := int64(v.N), int64(v.Outer)
 	switch {
-	case v.Inner > 1 || gpu.FarGrad64(c.dt, c.bwd, v):
+	case v.Inner > 1:
 		return TierInner
+	case gpu.FarGrad64(c.dt, c.bwd, v):
+		return TierBlock // far_block, a block a row
 	case rows < splitRowsPer*int64(d.sms) && n >= splitMinN && rows <= maxGridY:
 		return TierSplit
 	case d.eligible(c, TierRows):
@@ -122,7 +125,7 @@ func (d *Device) planTier(c *call) Tier {
 // eligible tier).
 func (d *Device) eligible(c *call, t Tier) bool {
 	v := c.v
-	if gpu.FarGrad64(c.dt, c.bwd, v) && t != TierInner {
+	if gpu.FarGrad64(c.dt, c.bwd, v) && t != TierBlock && t != TierInner {
 		return false // the others round products under 2^-1022 to 2^-1075
 	}
 	switch t {

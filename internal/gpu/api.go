@@ -87,10 +87,11 @@ func BackwardScale(t Dtype, scale float64) (kernel, factor float64) {
 // floor of 2^-1022 (the CPU's bound, internal/cpu/subnormal.go).
 const farGrad64 = 0x1p52
 
-// FarGrad64 reports whether a call must take the non-last-axis tier (5),
-// whose float64 kernel forms such products whole (Far64 in
-// cukernels/softmax.cuh): float64 softmax backward past farGrad64. The
-// other tiers keep plain float64 products. Log-softmax needs no such
+// FarGrad64 reports whether a call must take a tier whose float64 kernel
+// forms such products whole (Far64 in cukernels/softmax.cuh): the block
+// tier (3) on the last axis, the non-last-axis tier (5) off it. It holds
+// for float64 softmax backward past farGrad64. The other tiers keep plain
+// float64 products. Log-softmax needs no such
 // rule: every tier forms its term exp(y)*s*c whole where exp(y) falls
 // under 2^-1022.
 func FarGrad64(t Dtype, bwd bool, v *layout.View) bool {
