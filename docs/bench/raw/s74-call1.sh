@@ -14,7 +14,7 @@
 #      two rounds.
 #   3. memcheck and racecheck over step 1's tests in their short form.
 #   4. The short suite with what is left of the call.
-# Everything goes into $OUT/run.tgz.
+# Everything goes into $OUT/s74.tgz (and h200-run.sh's into $OUT/run.tgz).
 set -u
 cd "$(dirname "$0")/../../.."
 out=${OUT:-bin/out}
@@ -24,7 +24,7 @@ for f in bin/*.xz; do xz -d -f "$f"; done
 chmod +x bin/cuda.test bin/softmax-bench bin/softmax-bench-old
 gpu=$(nvidia-smi --query-gpu=name,driver_version,power.limit --format=csv,noheader)
 echo "$gpu $(date -u +%FT%TZ)" | tee "$work/gpu.txt"
-pack() { tar czf "$out/run.tgz" -C "$work" .; }
+pack() { tar czf "$out/s74.tgz" -C "$work" .; }
 tests='TestGPUFloat64GradSubnormals$|TestGPUDispatch$'
 fixcheck() { # step 1 within $1 seconds
   timeout "$1" bin/cuda.test -test.v -test.count=1 -test.run "$tests" >"$work/fix.log" 2>&1
@@ -33,7 +33,7 @@ fixcheck() { # step 1 within $1 seconds
   pack
 }
 if echo "$gpu" | grep -q H200; then
-  OUT=$work/h200 bash scripts/h200-run.sh "$1" # its run.tgz lands in h200/
+  OUT=$out bash scripts/h200-run.sh "$1" # $out/run.tgz, rewritten after each of its steps
   fixcheck 60
   exit 0
 fi
