@@ -870,14 +870,17 @@ __device__ __forceinline__ void far_block(const double* y, const double* dy, dou
 	constexpr int U = 4;
 	const i64 step = U * (i64)blockDim.x;
 	double a[U], b[U];
-	Far64 f{};
-	for (i64 k0 = threadIdx.x; k0 < v.n; k0 += step) {
+	const auto load = [&](i64 k0) { // the U columns' y and dy from k0 on
 #pragma unroll
 		for (int u = 0; u < U; ++u) {
 			const i64 k = k0 + u * (i64)blockDim.x;
 			a[u] = k < v.n ? y[k] : 0.0;
 			b[u] = k < v.n ? dy[k] : 0.0;
 		}
+	};
+	Far64 f{};
+	for (i64 k0 = threadIdx.x; k0 < v.n; k0 += step) {
+		load(k0);
 #pragma unroll
 		for (int u = 0; u < U; ++u) {
 			const i64 k = k0 + u * (i64)blockDim.x;
@@ -886,12 +889,7 @@ __device__ __forceinline__ void far_block(const double* y, const double* dy, dou
 	}
 	f = block_reduce(f, Far64Op(), Far64{});
 	for (i64 k0 = threadIdx.x; k0 < v.n; k0 += step) {
-#pragma unroll
-		for (int u = 0; u < U; ++u) {
-			const i64 k = k0 + u * (i64)blockDim.x;
-			a[u] = k < v.n ? y[k] : 0.0;
-			b[u] = k < v.n ? dy[k] : 0.0;
-		}
+		load(k0);
 #pragma unroll
 		for (int u = 0; u < U; ++u) {
 			const i64 k = k0 + u * (i64)blockDim.x;
