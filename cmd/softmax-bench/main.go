@@ -40,6 +40,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"gorgonia.org/cu"
 	"gorgonia.org/gorgonia"
@@ -281,41 +282,34 @@ const chunk = 1 << 14 // elements per generator task: small rows still spread ov
 func (b *bench) fill(p cu.DevicePtr, n int64, dt string) error {
 	b.nfill++
 	stream := b.nfill
-	const slab = 64 << 20
 	switch dt {
 	case "float32":
-		buf := make([]float32, min(n, slab))
-		for off := int64(0); off < n; off += slab {
-			m := min(slab, n-off)
-			gen(buf[:m], b.seed, stream, off, func(r *rand.Rand) float32 { return float32(3 * r.NormFloat64()) })
-			if err := cuda.Upload(b.d, p+cu.DevicePtr(off*4), buf[:m]); err != nil {
-				return err
-			}
-		}
+		return fillSlabs(b, p, n, stream, func(r *rand.Rand) float32 { return float32(3 * r.NormFloat64()) })
 	case "float64":
-		buf := make([]float64, min(n, slab))
-		for off := int64(0); off < n; off += slab {
-			m := min(slab, n-off)
-			gen(buf[:m], b.seed, stream, off, func(r *rand.Rand) float64 { return 3 * r.NormFloat64() })
-			if err := cuda.Upload(b.d, p+cu.DevicePtr(off*8), buf[:m]); err != nil {
-				return err
-			}
-		}
+		return fillSlabs(b, p, n, stream, func(r *rand.Rand) float64 { return 3 * r.NormFloat64() })
 	case "float16", "bfloat16":
 		conv := cuda.Float16Bits
 		if dt == "bfloat16" {
 			conv = cuda.BFloat16Bits
 		}
-		buf := make([]uint16, min(n, slab))
-		for off := int64(0); off < n; off += slab {
-			m := min(slab, n-off)
-			gen(buf[:m], b.seed, stream, off, func(r *rand.Rand) uint16 { return conv(float32(3 * r.NormFloat64())) })
-			if err := cuda.Upload(b.d, p+cu.DevicePtr(off*2), buf[:m]); err != nil {
-				return err
-			}
-		}
+		return fillSlabs(b, p, n, stream, func(r *rand.Rand) uint16 { return conv(float32(3 * r.NormFloat64())) })
 	default:
 		return fmt.Errorf("unknown dtype %q", dt)
+	}
+}
+
+// fillSlabs is fill for elements of type T, each drawn by value: a slab
+// of 64M elements at a time is generated on the host and uploaded.
+func fillSlabs[T any](b *bench, p cu.DevicePtr, n int64, stream uint64, value func(*rand.Rand) T) error {
+	const slab = 64 << 20
+	size := int64(unsafe.Sizeof(*new(T)))
+	buf := make([]T, min(n, slab))
+	for off := int64(0); off < n; off += slab {
+		m := min(slab, n-off)
+		gen(buf[:m], b.seed, stream, off, value)
+		if err := cuda.Upload(b.d, p+cu.DevicePtr(off*size), buf[:m]); err != nil {
+			return err
+		}
 	}
 	return nil
 }
