@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gorgonia.org/tensor"
@@ -20,54 +21,45 @@ import (
 // 2 and 37 columns (Go loops) and 16 (the vector kernels), masked or not,
 // one row split across goroutines, and a non-last axis.
 func TestFloat64GradSubnormals(t *testing.T) {
-	type row struct {
-		name  string
-		log   bool
-		y, dy []float64
-		s     float64
-	}
-	var rows []row
-	for _, r := range reference.FarRows {
-		rows = append(rows, row{r.Name, r.Log, r.Y, r.DY, r.Scale})
-	}
+	rows := slices.Clone(reference.FarRows)
 	rng := rand.New(rand.NewPCG(72, 1))
 	for i := range 40 {
 		n := []int{2, 16, 37}[i%3]
 		s := math.Pow(10, float64(rng.IntN(31)*10)) // 1 to 1e300
-		r := row{log: i%2 == 0, y: make([]float64, n), dy: make([]float64, n), s: s}
-		r.name = fmt.Sprintf("random %d (n %d, scale %g, log %v)", i, n, s, r.log)
+		r := reference.FarRow{Log: i%2 == 0, Y: make([]float64, n), DY: make([]float64, n), Scale: s}
+		r.Name = fmt.Sprintf("random %d (n %d, scale %g, log %v)", i, n, s, r.Log)
 		for k := range n {
 			// |dy| up to 1e300/s keeps s*dy in range.
-			r.dy[k] = math.Pow(10, rng.Float64()*(600-math.Log10(s))-300) * float64(1-2*rng.IntN(2))
+			r.DY[k] = math.Pow(10, rng.Float64()*(600-math.Log10(s))-300) * float64(1-2*rng.IntN(2))
 		}
-		reference.FarY(rng, r.y, r.log, 1400)
+		reference.FarY(rng, r.Y, r.Log, 1400)
 		rows = append(rows, r)
 	}
 	for _, r := range rows {
-		n := len(r.y)
+		n := len(r.Y)
 		for _, masked := range []bool{false, true} {
 			keep := make([]bool, n)
 			for k := range keep {
 				keep[k] = !masked || k != n-1 || n == 2
 			}
-			want, terms := reference.ExactGrad(r.log, r.y, r.dy, keep, r.s)
-			y, dy := dense64([]int{1, n}, r.y...), dense64([]int{1, n}, r.dy...)
+			want, terms := reference.ExactGrad(r.Log, r.Y, r.DY, keep, r.Scale)
+			y, dy := dense64([]int{1, n}, r.Y...), dense64([]int{1, n}, r.DY...)
 			var got *tensor.Dense
 			var err error
 			switch {
-			case masked && r.log:
-				got, err = softmax.MaskedLogSoftMaxGrad(y, dy, tensor.New(tensor.WithShape(1, n), tensor.WithBacking(keep)), softmax.Scale(r.s))
+			case masked && r.Log:
+				got, err = softmax.MaskedLogSoftMaxGrad(y, dy, tensor.New(tensor.WithShape(1, n), tensor.WithBacking(keep)), softmax.Scale(r.Scale))
 			case masked:
-				got, err = softmax.MaskedSoftMaxGrad(y, dy, tensor.New(tensor.WithShape(1, n), tensor.WithBacking(keep)), softmax.Scale(r.s))
-			case r.log:
-				got, err = softmax.LogSoftMaxGrad(y, dy, softmax.Scale(r.s))
+				got, err = softmax.MaskedSoftMaxGrad(y, dy, tensor.New(tensor.WithShape(1, n), tensor.WithBacking(keep)), softmax.Scale(r.Scale))
+			case r.Log:
+				got, err = softmax.LogSoftMaxGrad(y, dy, softmax.Scale(r.Scale))
 			default:
-				got, err = softmax.SoftMaxGrad(y, dy, softmax.Scale(r.s))
+				got, err = softmax.SoftMaxGrad(y, dy, softmax.Scale(r.Scale))
 			}
 			if err != nil {
-				t.Fatalf("%s: %v", r.name, err)
+				t.Fatalf("%s: %v", r.Name, err)
 			}
-			checkGrad(t, fmt.Sprintf("%s masked %v", r.name, masked), got.Float64s(), want, terms)
+			checkGrad(t, fmt.Sprintf("%s masked %v", r.Name, masked), got.Float64s(), want, terms)
 		}
 	}
 }
