@@ -2682,31 +2682,41 @@ func TestGPUDispatch(t *testing.T) {
 	if got := plan(&call{dt: Float16, v: w}); got != cluster(TierBlock) {
 		t.Errorf("causal float16 1000x32769: tier %v, want %v", got, cluster(TierBlock))
 	}
-	// Float64 softmax backward past gpu.FarGrad64's bound takes the block
-	// tier's far_block on the last axis (short rows, many rows, few long
-	// ones alike), tier 5 off it; no other tier but 5 (any axis) is eligible.
+	// Float64 softmax backward past gpu.FarGrad64's bound takes the split
+	// tier for few long rows, the block tier for other rows on the last
+	// axis (far_rows, a warp a row, to gpu.FarRowsCols columns; then
+	// far_block, a block a row), tier 5 off it; no tier but those three is
+	// eligible.
 	for _, c := range []struct {
-		shape []int
-		axis  int
-		want  Tier
+		shape    []int
+		axis     int
+		want     Tier
+		eligible []Tier
+		kernel   string // the plan's first kernel
 	}{
-		{[]int{65536, 128}, -1, TierBlock},
-		{[]int{4096, 4096}, -1, TierBlock},
-		{[]int{4, 65536}, -1, TierBlock},
-		{[]int{50, 3}, 0, TierInner},
+		{[]int{65536, 128}, -1, TierBlock, []Tier{TierBlock, TierInner}, gpu.FarRowsKernel}, // past the split tier's 65535 rows
+		{[]int{1000, 1024}, -1, TierBlock, []Tier{TierBlock, TierSplit, TierInner}, gpu.FarRowsKernel},
+		{[]int{1000, 1025}, -1, TierBlock, []Tier{TierBlock, TierSplit, TierInner}, "softmax_bwd_block_f64"},
+		{[]int{4096, 4096}, -1, TierBlock, []Tier{TierBlock, TierSplit, TierInner}, "softmax_bwd_block_f64"},
+		{[]int{4, 65536}, -1, TierSplit, []Tier{TierBlock, TierSplit, TierInner}, "softmax_bwd_split_stats_f64"},
+		{[]int{256, 128256}, -1, TierSplit, []Tier{TierBlock, TierSplit, TierInner}, "softmax_bwd_split_stats_f64"},
+		{[]int{50, 3}, 0, TierInner, []Tier{TierInner}, "softmax_bwd_inner_f64"},
 	} {
 		w := v(c.shape, c.axis)
 		w.Scale = 1e300
-		fc := &call{dt: Float64, v: w, bwd: true}
+		fc := &call{dt: Float64, v: w, bwd: true, bufs: []cu.DevicePtr{1 << 40, 2 << 40, 3 << 40}}
 		if got := plan(fc); got != c.want {
 			t.Errorf("far float64 backward %v axis %d: tier %v, want %v", c.shape, c.axis, got, c.want)
+		}
+		if p := planCall(t, d, fc); p.names[0] != c.kernel {
+			t.Errorf("far float64 backward %v axis %d: kernel %s, want %s", c.shape, c.axis, p.names[0], c.kernel)
 		}
 		for tier := TierRows; tier <= TierCGrid; tier++ {
 			var ok bool
 			if err := d.do(func() error { ok = d.eligible(fc, tier); return nil }); err != nil {
 				t.Fatal(err)
 			}
-			if ok != (tier == c.want || tier == TierInner) {
+			if ok != slices.Contains(c.eligible, tier) {
 				t.Errorf("far float64 backward %v axis %d: tier %v eligible %v", c.shape, c.axis, tier, ok)
 			}
 		}

@@ -95,6 +95,9 @@ func kernelNames() []string {
 			if dir == "bwd" && dt != gpu.Float64 {
 				names = append(names, rescaleKernel(dt))
 			}
+			if dir == "bwd" && dt == gpu.Float64 {
+				names = append(names, gpu.FarRowsKernel)
+			}
 			if dir == "fwd" {
 				names = append(names, "softmax_fwd_split_pieces_"+s, "softmax_fwd_split_fused_"+s, "softmax_fwd_split_fused_head_"+s,
 					"softmax_fwd_split_fused_masked_"+s)
@@ -435,7 +438,9 @@ var splitThreadsSetting, _ = strconv.Atoi(os.Getenv("SOFTMAX_SPLIT_THREADS"))
 //
 //	inner > 1                                            -> inner
 //	float64 softmax backward past 2^52 over its
-//	  row length (gpu.FarGrad64)                         -> block
+//	  row length (gpu.FarGrad64): few long rows as
+//	  the split line below                               -> split
+//	  others                                             -> block
 //	SOFTMAX_CLUSTER=1 and the cluster tier holds the row -> cluster
 //	rows of a part pack in aligned buffers that tier 1
 //	  does not take (or that the next line sends to
@@ -465,6 +470,9 @@ func (d *Device) planTier(c *call) Tier {
 	case v.Inner > 1:
 		return TierInner
 	case gpu.FarGrad64(c.dt, c.bwd, v):
+		if d.splitPays(rows, n) {
+			return TierSplit // far_sum and far_write, chunks of a row over many blocks
+		}
 		return TierBlock // far_block, a block a row
 	case gpu.ClusterForced() && d.eligible(c, TierCluster):
 		return TierCluster
@@ -480,7 +488,7 @@ func (d *Device) planTier(c *call) Tier {
 		return TierCGrid
 	case d.clusterPays(c):
 		return TierCluster
-	case rows < splitRowsPer*int64(d.sms) && n >= splitMinN && rows <= maxGridY:
+	case d.splitPays(rows, n):
 		return TierSplit
 	case d.eligible(c, TierRows):
 		return TierRows
@@ -493,11 +501,18 @@ func (d *Device) planTier(c *call) Tier {
 	}
 }
 
+// splitPays is the split line of planTier: fewer than splitRowsPer rows
+// an SM, each of at least splitMinN columns, and no more rows than a
+// grid's y dimension.
+func (d *Device) splitPays(rows, n int64) bool {
+	return rows < splitRowsPer*int64(d.sms) && n >= splitMinN && rows <= maxGridY
+}
+
 // eligible reports whether tier t can compute c (tests force every
 // eligible tier).
 func (d *Device) eligible(c *call, t Tier) bool {
 	v := c.v
-	if gpu.FarGrad64(c.dt, c.bwd, v) && t != TierBlock && t != TierInner {
+	if gpu.FarGrad64(c.dt, c.bwd, v) && t != TierBlock && t != TierSplit && t != TierInner {
 		return false // the others round products under 2^-1022 to 2^-1075
 	}
 	switch t {
@@ -1088,6 +1103,13 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		p.names = []string{d.kernel(c, "block").name}
 		p.threads = gpu.RowThreads(n)
 		p.grid[0] = blocks(rows, 16)
+		if gpu.FarGrad64(c.dt, c.bwd, v) && n <= gpu.FarRowsCols {
+			// A warp a row: far_block's two barriers a row cost short rows
+			// 2.8x their usual tier (docs/PERFORMANCE.md, GPU entry 113).
+			// Four blocks an SM: its 64 registers hold 32 warps.
+			p.names[0], p.threads = gpu.FarRowsKernel, gpu.FarRowsThreads
+			p.grid[0] = blocks(gpu.CeilDiv(rows, int64(gpu.FarRowsThreads/warpSize)), 4)
+		}
 	case TierSplit:
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
 		// One wave: the split kernels hold 1024 threads per SM (64
@@ -1146,10 +1168,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		case splitPieces(c.dt, c.bwd, p.chunk, stepAt(p.threads)):
 			p.names[1] = d.kernel(c, "split_pieces").name
 		}
-		part := int64(32) // sizeof(Part)
-		if c.bwd {
-			part = 8 // sizeof(GradPart)
-		}
+		part := gpu.SplitPartBytes(c.dt, c.bwd)
 		p.work = (rows*p.splits + 1) * part // and a slot for the pieces kernel's counter, which the statistics kernel zeroes
 		if p.coop {
 			// The fused kernel: the Parts, then at the next 128 bytes

@@ -855,46 +855,85 @@ __device__ __forceinline__ void fwd_block(const T* x, T* y, const View& v, bool 
 	}
 }
 
-// far_block is a float64 row that Far64 takes (gpu.FarGrad64's calls)
-// over the block: each thread sums its columns' products, the block adds
-// the sums, and each thread writes its columns. The loads are scalar,
-// coalesced across the block: such calls are rare, and here they run a
-// block a row, where tier 5 gave them a thread a row (25-2600x slower
-// than their usual tier on an H100, docs/PERFORMANCE.md GPU entry 112).
-// A thread reads its columns before the reduction's barrier and writes
-// them after it, so dx may lie over y or dy.
-// A thread issues U columns' loads before it uses any, so that a block
-// alone (4 x 65536) keeps enough bytes in flight.
-__device__ __forceinline__ void far_block(const double* y, const double* dy, double* dx, const View& v, i64 mrow,
-                                          i64 kept) {
-	constexpr int U = 4;
-	const i64 step = U * (i64)blockDim.x;
-	double a[U], b[U];
-	const auto load = [&](i64 k0) { // the U columns' y and dy from k0 on
+// FarLanes are the threads that walk a far row together: thread t of
+// width (a block's, or a warp's lanes).
+struct FarLanes {
+	int t, width;
+	__device__ __forceinline__ static FarLanes block() { return FarLanes{(int)threadIdx.x, (int)blockDim.x}; }
+	__device__ __forceinline__ static FarLanes warp() { return FarLanes{(int)threadIdx.x % SM_WARP, SM_WARP}; }
+};
+
+// far_walk visits columns [lo, hi) of a float64 row that Far64 takes
+// (gpu.FarGrad64's calls): lane t visits columns lo + t, lo + t + width,
+// ..., U of them loaded before it visits any, so that few blocks (4 x
+// 65536 on the block tier) keep enough bytes in flight. The loads are
+// scalar, coalesced across the lanes: such calls are rare. visit(k, y[k],
+// dy[k]) runs on the lane that loaded column k, so a walk that writes
+// dx[k] may run over y or dy.
+template <int U = 4, typename Visit>
+__device__ __forceinline__ void far_walk(const double* y, const double* dy, i64 lo, i64 hi, FarLanes l, Visit visit) {
+	for (i64 k0 = lo + l.t; k0 < hi; k0 += U * (i64)l.width) {
+		double a[U], b[U];
 #pragma unroll
 		for (int u = 0; u < U; ++u) {
-			const i64 k = k0 + u * (i64)blockDim.x;
-			a[u] = k < v.n ? y[k] : 0.0;
-			b[u] = k < v.n ? dy[k] : 0.0;
+			const i64 k = k0 + u * (i64)l.width;
+			a[u] = k < hi ? y[k] : 0.0;
+			b[u] = k < hi ? dy[k] : 0.0;
 		}
-	};
-	Far64 f{};
-	for (i64 k0 = threadIdx.x; k0 < v.n; k0 += step) {
-		load(k0);
 #pragma unroll
 		for (int u = 0; u < U; ++u) {
-			const i64 k = k0 + u * (i64)blockDim.x;
-			if (k < v.n && v.keeps(mrow, kept, k)) f.add(a[u], b[u]);
+			const i64 k = k0 + u * (i64)l.width;
+			if (k < hi) visit(k, a[u], b[u]);
 		}
 	}
-	f = block_reduce(f, Far64Op(), Far64{});
-	for (i64 k0 = threadIdx.x; k0 < v.n; k0 += step) {
-		load(k0);
-#pragma unroll
-		for (int u = 0; u < U; ++u) {
-			const i64 k = k0 + u * (i64)blockDim.x;
-			if (k < v.n) dx[k] = v.keeps(mrow, kept, k) ? f.grad(a[u], b[u], v.scale) : 0.0;
-		}
+}
+
+// far_sum is the lane's part of a far row's Far64, over columns [lo, hi).
+template <int U = 4>
+__device__ __forceinline__ Far64 far_sum(const double* y, const double* dy, const View& v, i64 mrow, i64 kept,
+                                         i64 lo, i64 hi, FarLanes l) {
+	Far64 f{};
+	far_walk<U>(y, dy, lo, hi, l, [&](i64 k, double a, double b) {
+		if (v.keeps(mrow, kept, k)) f.add(a, b);
+	});
+	return f;
+}
+
+// far_write writes dx over columns [lo, hi) of a far row whose sums are f.
+template <int U = 4>
+__device__ __forceinline__ void far_write(const double* y, const double* dy, double* dx, const View& v, i64 mrow,
+                                          i64 kept, i64 lo, i64 hi, FarLanes l, const Far64& f) {
+	far_walk<U>(y, dy, lo, hi, l, [&](i64 k, double a, double b) {
+		dx[k] = v.keeps(mrow, kept, k) ? f.grad(a, b, v.scale) : 0.0;
+	});
+}
+
+// far_block is a far row a block (tier 5, a thread a row, was 25-2600x
+// slower than the usual tier on an H100: docs/PERFORMANCE.md GPU entry
+// 112). Every thread reads its columns before the reduction's barrier
+// and writes them after it.
+__device__ __forceinline__ void far_block(const double* y, const double* dy, double* dx, const View& v, i64 mrow,
+                                          i64 kept) {
+	const FarLanes l = FarLanes::block();
+	const Far64 f = block_reduce(far_sum(y, dy, v, mrow, kept, 0, v.n, l), Far64Op(), Far64{});
+	far_write(y, dy, dx, v, mrow, kept, 0, v.n, l, f);
+}
+
+// far_rows is a far call's rows a warp each, its own kernel
+// (softmax_bwd_far_rows_f64), which the Go side takes for rows of at most
+// gpu.FarRowsCols columns: far_block's two block barriers a row cost such
+// rows 2.8x their usual tier at 65536x128 (GPU entry 113), and inside the
+// block kernel this path made its other paths spill. Every row takes
+// Far64, also one whose kept length falls under Far64::takes's bound (a
+// causal row's first columns): Far64 is the exact form, only slower.
+__device__ __forceinline__ void far_rows(const double* y, const double* dy, double* dx, const View& v) {
+	const FarLanes l = FarLanes::warp();
+	const i64 warps = blockDim.x / SM_WARP;
+	for (i64 row = blockIdx.x * warps + threadIdx.x / SM_WARP; row < v.rows; row += gridDim.x * warps) {
+		const i64 kept = v.kept(row), mrow = v.mask ? v.mask_row(row) : 0;
+		const i64 base = row * v.n;
+		const Far64 f = warp_reduce(far_sum(y + base, dy + base, v, mrow, kept, 0, v.n, l), Far64Op(), SM_WARP);
+		far_write(y + base, dy + base, dx + base, v, mrow, kept, 0, v.n, l, f);
 	}
 }
 
@@ -1046,6 +1085,19 @@ __device__ __forceinline__ void bwd_split_stats(const T* y, const T* dy, const V
 	const i64 row = blockIdx.y, b = blockIdx.x;
 	const i64 lo = b * chunk, hi = lo + chunk < v.n ? lo + chunk : v.n;
 	const i64 kept = v.kept(row), mrow = v.mask ? v.mask_row(row) : 0;
+	if constexpr (sizeof(T) == 8) { // float64 writes Far64 parts (gpu.SplitPartBytes)
+		Far64 f{};
+		if (Far64::takes(v, kept)) {
+			f = block_reduce(far_sum(y + row * v.n, dy + row * v.n, v, mrow, kept, lo, hi, FarLanes::block()),
+			                 Far64Op(), Far64{});
+		} else {
+			GradStats<A> g{A(0), 0};
+			chunk_grad<T, false>(y + row * v.n, dy + row * v.n, v, mrow, kept, lo, hi, vec, g);
+			f.hi = block_reduce(g, GradOp(), GradStats<A>{A(0), 0}).c;
+		}
+		if (threadIdx.x == 0) reinterpret_cast<Far64*>(work)[row * splits + b] = f;
+		return;
+	}
 	GradStats<A> g{A(0), 0};
 	chunk_grad<T, false>(y + row * v.n, dy + row * v.n, v, mrow, kept, lo, hi, vec, g);
 	g = block_reduce(g, GradOp(), GradStats<A>{A(0), 0});
@@ -1060,9 +1112,24 @@ __device__ __forceinline__ void bwd_split_apply(const T* y, const T* dy, T* dx, 
 	const i64 lo = b * chunk, hi = lo + chunk < v.n ? lo + chunk : v.n;
 	const i64 kept = v.kept(row), mrow = v.mask ? v.mask_row(row) : 0;
 	GradStats<A> g{A(0), 0};
-	for (i64 j = threadIdx.x; j < splits; j += blockDim.x) {
-		const GradPart p = work[row * splits + j];
-		g.c += p.c;
+	if constexpr (sizeof(T) == 8) {
+		const Far64* parts = reinterpret_cast<const Far64*>(work) + row * splits;
+		if (Far64::takes(v, kept)) {
+			Far64 f{};
+			for (i64 j = threadIdx.x; j < splits; j += blockDim.x) f = Far64Op()(f, parts[j]);
+			f = block_reduce(f, Far64Op(), Far64{});
+			// A load at a time: at far_walk's four the kernel's every path
+			// spilled (64 registers, 64 bytes of stack on sm_90; two: 56).
+			const i64 base = row * v.n;
+			far_write<1>(y + base, dy + base, dx + base, v, mrow, kept, lo, hi, FarLanes::block(), f);
+			return;
+		}
+		for (i64 j = threadIdx.x; j < splits; j += blockDim.x) g.c += parts[j].hi;
+	} else {
+		for (i64 j = threadIdx.x; j < splits; j += blockDim.x) {
+			const GradPart p = work[row * splits + j];
+			g.c += p.c;
+		}
 	}
 	g = block_reduce(g, GradOp(), GradStats<A>{A(0), 0});
 	const i64 base = row * v.n;

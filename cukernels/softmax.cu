@@ -472,3 +472,6 @@ SM_DTYPE(f64, double)
 SM_DTYPE(f16, sm_half)
 #endif
 SM_DTYPE(bf16, sm_bf16)
+// Float64 softmax backward past gpu.FarGrad64's bound, rows of at most
+// gpu.FarRowsCols columns: a warp a row (far_rows).
+SM_BWD(far_rows, f64, double, SM_MAX_THREADS, (far_rows(y, dy, dx, v)))

@@ -647,8 +647,9 @@ __device__ __forceinline__ typename Num<T>::acc grad_out(const View& v, bool kep
 //     |c| at 2^102 or more, gradients past 5e30 at scales past 4 million.
 //     float64 keeps s*(y*dy - y*c) at every scale: its rows reach these
 //     tiers only at scales under 2^52 over their length (gpu.FarGrad64
-//     sends the others to Far64: tier 3's far_block, or tier 5 off the
-//     last axis), where a product's rounding to 2^-1075
+//     sends the others to Far64: tier 4's far_sum and far_write for few
+//     long rows, tier 3's far_block for the rest, tier 5 off the last
+//     axis), where a product's rounding to 2^-1075
 //     stays under 2^-1023 once scaled, while s*y under 2^-1022 lost
 //     up to 2^-1075 of itself beside any dy - c (y = 5e-324 at a scale
 //     of 1e10/3 beside dy = 1e100: dx 1e-10 off).
@@ -697,7 +698,9 @@ template <typename A> __device__ __forceinline__ Stats<A> part_stats(const Part&
 	return Stats<A>{(A)p.m, p.s, (int)p.nan, (int)p.infs};
 }
 // GradPart is the backward's: the chunk's sum (log-softmax's any is taken
-// by the apply kernel: chunk_grad_write).
+// by the apply kernel: chunk_grad_write). Float64's split kernels write a
+// Far64 instead (16 bytes), hi the sum and lo 0 but on far rows, so that
+// one workspace layout serves both kinds of row.
 struct GradPart {
 	double c;
 };
@@ -2246,9 +2249,10 @@ __device__ __forceinline__ void fwd_inner(const T* x, T* y, const View& v) {
 }
 
 // Far64 is a float64 softmax backward row at a scale past 2^52 over its
-// kept length (the Go side's gpu.FarGrad64 sends such calls to tier 3,
-// whose far_block gives a row a block, or off the last axis to this tier,
-// a row a thread). Elsewhere a product under 2^-1022,
+// kept length (the Go side's gpu.FarGrad64 sends such calls to tier 4,
+// whose blocks sum chunks of few long rows, to tier 3, whose far_block
+// gives a row a block, or off the last axis to this tier, a row a
+// thread). Elsewhere a product under 2^-1022,
 // in sum(dy*y) or in y*(dy - c), is rounded to a fixed 2^-1075, not to
 // its own size, and the scale carries that past dx's floor of 2^-1022
 // (y = 5e-324 at a scale of 1e300 was 43% off). Here hi sums the products

@@ -6,6 +6,7 @@ import (
 	"debug/elf"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,16 +132,19 @@ func TestDispatchWave(t *testing.T) {
 				t.Errorf("wave %d: shape %v axis %d: tier %v, want %v", dev.wave, c.shape, c.axis, got, c.want)
 			}
 		}
-		// Float64 softmax backward past gpu.FarGrad64's bound: the block
-		// tier's far_block on the last axis, tier 5 off it, no other tier.
+		// Float64 softmax backward past gpu.FarGrad64's bound: the split
+		// tier for few long rows, the block tier's far_block for other rows
+		// on the last axis, tier 5 off it; no tier but those three.
 		for _, c := range []struct {
-			shape []int
-			axis  int
-			want  Tier
+			shape    []int
+			axis     int
+			want     Tier
+			eligible []Tier
 		}{
-			{[]int{65536, 128}, -1, TierBlock},
-			{[]int{4, 1 << 20}, -1, TierBlock},
-			{[]int{50, 3}, 0, TierInner},
+			{[]int{65536, 128}, -1, TierBlock, []Tier{TierBlock, TierInner}}, // past the split tier's 65535 rows
+			{[]int{4096, 4096}, -1, TierBlock, []Tier{TierBlock, TierSplit, TierInner}},
+			{[]int{4, 1 << 20}, -1, TierSplit, []Tier{TierBlock, TierSplit, TierInner}},
+			{[]int{50, 3}, 0, TierInner, []Tier{TierInner}},
 		} {
 			v := view(t, c.shape, c.axis)
 			v.Scale = 1e300
@@ -149,7 +153,7 @@ func TestDispatchWave(t *testing.T) {
 				t.Errorf("wave %d: far float64 backward %v axis %d: tier %v, want %v", dev.wave, c.shape, c.axis, got, c.want)
 			}
 			for tier := TierRows; tier <= TierInner; tier++ {
-				if ok := d.eligible(fc, tier); ok != (tier == c.want || tier == TierInner) {
+				if ok := d.eligible(fc, tier); ok != slices.Contains(c.eligible, tier) {
 					t.Errorf("wave %d: far float64 backward %v axis %d: tier %v eligible %v", dev.wave, c.shape, c.axis, tier, ok)
 				}
 			}

@@ -50,6 +50,9 @@ func kernelNames() []string {
 			for _, t := range []string{"cached", "block", "split_stats", "split_apply", "inner"} {
 				names = append(names, gpu.TierKernelName(dt, dir == "bwd", t))
 			}
+			if dir == "bwd" && dt == gpu.Float64 {
+				names = append(names, gpu.FarRowsKernel)
+			}
 		}
 	}
 	return names
@@ -95,9 +98,9 @@ func aligned(bufs []DevicePtr, n int) bool {
 // has its opted-in shared memory.
 //
 //	inner > 1                                      -> inner
+//	rows < 2*CUs and n >= 16384 (and rows<=65535)  -> split
 //	float64 softmax backward past 2^52 over its
 //	  row length (gpu.FarGrad64)                   -> block
-//	rows < 2*CUs and n >= 16384 (and rows<=65535)  -> split
 //	row fits 1024 threads' registers (gpu.RowsShape) -> rows
 //	otherwise                                      -> block
 func (d *Device) planTier(c *call) Tier {
@@ -106,10 +109,10 @@ func (d *Device) planTier(c *call) Tier {
 	switch {
 	case v.Inner > 1:
 		return TierInner
+	case rows < splitRowsPer*int64(d.sms) && n >= splitMinN && rows <= maxGridY:
+		return TierSplit // far rows too: far_sum and far_write
 	case gpu.FarGrad64(c.dt, c.bwd, v):
 		return TierBlock // far_block, a block a row
-	case rows < splitRowsPer*int64(d.sms) && n >= splitMinN && rows <= maxGridY:
-		return TierSplit
 	case d.eligible(c, TierRows):
 		return TierRows
 	default:
@@ -125,7 +128,7 @@ func (d *Device) planTier(c *call) Tier {
 // eligible tier).
 func (d *Device) eligible(c *call, t Tier) bool {
 	v := c.v
-	if gpu.FarGrad64(c.dt, c.bwd, v) && t != TierBlock && t != TierInner {
+	if gpu.FarGrad64(c.dt, c.bwd, v) && t != TierBlock && t != TierSplit && t != TierInner {
 		return false // the others round products under 2^-1022 to 2^-1075
 	}
 	switch t {
@@ -185,6 +188,13 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		p.names = []string{d.kernel(c, "block").name}
 		p.threads = gpu.RowThreads(n)
 		p.grid[0] = blocks(rows, 16)
+		if gpu.FarGrad64(c.dt, c.bwd, v) && n <= gpu.FarRowsCols {
+			// A warp a row: far_block's two barriers a row cost short rows
+			// 2.8x their usual tier (docs/PERFORMANCE.md, GPU entry 113).
+			// Four blocks an SM: its 64 registers hold 32 warps.
+			p.names[0], p.threads = gpu.FarRowsKernel, gpu.FarRowsThreads
+			p.grid[0] = blocks(gpu.CeilDiv(rows, int64(gpu.FarRowsThreads/d.wave)), 4)
+		}
 	case TierSplit:
 		p.vec = n%int64(pk) == 0 && aligned(c.bufs, vecBytes)
 		// One wave: the split kernels hold 1024 threads per SM (64
@@ -201,11 +211,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		p.splits = gpu.CeilDiv(n, p.chunk)
 		p.names = []string{d.kernel(c, "split_stats").name, d.kernel(c, "split_apply").name}
 		p.grid = [2]int{int(p.splits), int(rows)}
-		part := int64(32) // sizeof(Part)
-		if c.bwd {
-			part = 8 // sizeof(GradPart)
-		}
-		p.work = (rows*p.splits + 1) * part // and the slot of CUDA's pieces counter, which the shared statistics kernel zeroes
+		p.work = (rows*p.splits + 1) * gpu.SplitPartBytes(c.dt, c.bwd) // and the slot of CUDA's pieces counter, which the shared statistics kernel zeroes
 		if !c.bwd && c.mask != 0 && p.vec {
 			p.work = gpu.SplitBits(p.work, rows, n)
 		}

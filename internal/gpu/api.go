@@ -88,14 +88,39 @@ func BackwardScale(t Dtype, scale float64) (kernel, factor float64) {
 const farGrad64 = 0x1p52
 
 // FarGrad64 reports whether a call must take a tier whose float64 kernel
-// forms such products whole (Far64 in cukernels/softmax.cuh): the block
-// tier (3) on the last axis, the non-last-axis tier (5) off it. It holds
+// forms such products whole (Far64 in cukernels/softmax.cuh): the split
+// tier (4) or the block tier (3) on the last axis, the non-last-axis tier
+// (5) off it. It holds
 // for float64 softmax backward past farGrad64. The other tiers keep plain
 // float64 products. Log-softmax needs no such
 // rule: every tier forms its term exp(y)*s*c whole where exp(y) falls
 // under 2^-1022.
 func FarGrad64(t Dtype, bwd bool, v *layout.View) bool {
 	return t == Float64 && bwd && !v.Log && v.Scale*(float64(v.N)+1) > farGrad64
+}
+
+// FarRowsCols bounds the rows of a FarGrad64 call that the block tier
+// gives a warp each (FarRowsKernel; longer rows take a block each).
+const FarRowsCols = 1024
+
+// FarRowsKernel is the float64 backward kernel that gives a FarGrad64
+// call's rows a warp each (far_rows in cukernels/long.cuh).
+const FarRowsKernel = "softmax_bwd_far_rows_f64"
+
+// FarRowsThreads is FarRowsKernel's block: 8 warps, 8 rows at once.
+const FarRowsThreads = 256
+
+// SplitPartBytes is the size of a split tier's part, a block's sums in
+// the workspace: Part's 32 bytes forward; backward GradPart's 8, and for
+// float64 a Far64's 16 (its far rows' sums in two).
+func SplitPartBytes(t Dtype, bwd bool) int64 {
+	switch {
+	case !bwd:
+		return 32
+	case t == Float64:
+		return 16
+	}
+	return 8
 }
 
 // ScaleFits reports whether the kernels of element type t take scale: any
