@@ -2683,10 +2683,10 @@ func TestGPUDispatch(t *testing.T) {
 		t.Errorf("causal float16 1000x32769: tier %v, want %v", got, cluster(TierBlock))
 	}
 	// Float64 softmax backward past gpu.FarGrad64's bound takes the split
-	// tier for few long rows, the block tier for other rows on the last
-	// axis (far_rows, a warp a row, to gpu.FarRowsCols columns; then
-	// far_block, a block a row), tier 5 off it; no tier but those three is
-	// eligible.
+	// tier for fewer rows than SMs of at least splitMinN columns, the block
+	// tier for other rows on the last axis (far_rows, a warp a row, to
+	// gpu.FarRowsCols columns; then far_block, a block a row), tier 5 off
+	// it; no tier but those three is eligible.
 	for _, c := range []struct {
 		shape    []int
 		axis     int
@@ -2695,11 +2695,13 @@ func TestGPUDispatch(t *testing.T) {
 		kernel   string // the plan's first kernel
 	}{
 		{[]int{65536, 128}, -1, TierBlock, []Tier{TierBlock, TierInner}, gpu.FarRowsKernel}, // past the split tier's 65535 rows
-		{[]int{1000, 1024}, -1, TierBlock, []Tier{TierBlock, TierSplit, TierInner}, gpu.FarRowsKernel},
-		{[]int{1000, 1025}, -1, TierBlock, []Tier{TierBlock, TierSplit, TierInner}, "softmax_bwd_block_f64"},
+		{[]int{1000, 129}, -1, TierBlock, []Tier{TierBlock, TierSplit, TierInner}, "softmax_bwd_block_f64"},
 		{[]int{4096, 4096}, -1, TierBlock, []Tier{TierBlock, TierSplit, TierInner}, "softmax_bwd_block_f64"},
 		{[]int{4, 65536}, -1, TierSplit, []Tier{TierBlock, TierSplit, TierInner}, "softmax_bwd_split_stats_f64"},
-		{[]int{256, 128256}, -1, TierSplit, []Tier{TierBlock, TierSplit, TierInner}, "softmax_bwd_split_stats_f64"},
+		{[]int{sms - 1, splitMinN}, -1, TierSplit, []Tier{TierBlock, TierSplit, TierInner}, "softmax_bwd_split_stats_f64"},
+		{[]int{sms, splitMinN}, -1, TierBlock, []Tier{TierBlock, TierSplit, TierInner}, "softmax_bwd_block_f64"},
+		{[]int{sms - 1, splitMinN - 1}, -1, TierBlock, []Tier{TierBlock, TierSplit, TierInner}, "softmax_bwd_block_f64"},
+		{[]int{256, 128256}, -1, TierBlock, []Tier{TierBlock, TierSplit, TierInner}, "softmax_bwd_block_f64"},
 		{[]int{50, 3}, 0, TierInner, []Tier{TierInner}, "softmax_bwd_inner_f64"},
 	} {
 		w := v(c.shape, c.axis)

@@ -438,8 +438,8 @@ var splitThreadsSetting, _ = strconv.Atoi(os.Getenv("SOFTMAX_SPLIT_THREADS"))
 //
 //	inner > 1                                            -> inner
 //	float64 softmax backward past 2^52 over its
-//	  row length (gpu.FarGrad64): few long rows as
-//	  the split line below                               -> split
+//	  row length (gpu.FarGrad64): fewer rows than
+//	  SMs, n >= 16384 (farSplitPays)                     -> split
 //	  others                                             -> block
 //	SOFTMAX_CLUSTER=1 and the cluster tier holds the row -> cluster
 //	rows of a part pack in aligned buffers that tier 1
@@ -470,7 +470,7 @@ func (d *Device) planTier(c *call) Tier {
 	case v.Inner > 1:
 		return TierInner
 	case gpu.FarGrad64(c.dt, c.bwd, v):
-		if d.splitPays(rows, n) {
+		if d.farSplitPays(rows, n) {
 			return TierSplit // far_sum and far_write, chunks of a row over many blocks
 		}
 		return TierBlock // far_block, a block a row
@@ -488,7 +488,7 @@ func (d *Device) planTier(c *call) Tier {
 		return TierCGrid
 	case d.clusterPays(c):
 		return TierCluster
-	case d.splitPays(rows, n):
+	case rows < splitRowsPer*int64(d.sms) && n >= splitMinN && rows <= maxGridY:
 		return TierSplit
 	case d.eligible(c, TierRows):
 		return TierRows
@@ -501,11 +501,14 @@ func (d *Device) planTier(c *call) Tier {
 	}
 }
 
-// splitPays is the split line of planTier: fewer than splitRowsPer rows
-// an SM, each of at least splitMinN columns, and no more rows than a
-// grid's y dimension.
-func (d *Device) splitPays(rows, n int64) bool {
-	return rows < splitRowsPer*int64(d.sms) && n >= splitMinN && rows <= maxGridY
+// farSplitPays says whether a gpu.FarGrad64 call takes the split tier
+// rather than far_block (a block a row): fewer rows than SMs, each of at
+// least splitMinN columns. Measured on an H100 (docs/PERFORMANCE.md, GPU
+// entry 115): the split tier 3.3-9.2x faster at 4 rows (4x65536 to
+// 4x33554432), far_block 13% faster at 256x128256, where its blocks
+// fill every SM and read a row's second pass from L2.
+func (d *Device) farSplitPays(rows, n int64) bool {
+	return rows < int64(d.sms) && n >= splitMinN
 }
 
 // eligible reports whether tier t can compute c (tests force every

@@ -133,8 +133,9 @@ func TestDispatchWave(t *testing.T) {
 			}
 		}
 		// Float64 softmax backward past gpu.FarGrad64's bound: the split
-		// tier for few long rows, the block tier's far_block for other rows
-		// on the last axis, tier 5 off it; no tier but those three.
+		// tier for fewer rows than CUs of at least splitMinN columns, the
+		// block tier for other rows on the last axis, tier 5 off it; no
+		// tier but those three.
 		for _, c := range []struct {
 			shape    []int
 			axis     int
@@ -144,6 +145,8 @@ func TestDispatchWave(t *testing.T) {
 			{[]int{65536, 128}, -1, TierBlock, []Tier{TierBlock, TierInner}}, // past the split tier's 65535 rows
 			{[]int{4096, 4096}, -1, TierBlock, []Tier{TierBlock, TierSplit, TierInner}},
 			{[]int{4, 1 << 20}, -1, TierSplit, []Tier{TierBlock, TierSplit, TierInner}},
+			{[]int{dev.cus - 1, splitMinN}, -1, TierSplit, []Tier{TierBlock, TierSplit, TierInner}},
+			{[]int{dev.cus, splitMinN}, -1, TierBlock, []Tier{TierBlock, TierSplit, TierInner}},
 			{[]int{50, 3}, 0, TierInner, []Tier{TierInner}},
 		} {
 			v := view(t, c.shape, c.axis)

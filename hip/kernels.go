@@ -98,9 +98,11 @@ func aligned(bufs []DevicePtr, n int) bool {
 // has its opted-in shared memory.
 //
 //	inner > 1                                      -> inner
-//	rows < 2*CUs and n >= 16384 (and rows<=65535)  -> split
 //	float64 softmax backward past 2^52 over its
-//	  row length (gpu.FarGrad64)                   -> block
+//	  row length (gpu.FarGrad64): rows < CUs and
+//	  n >= 16384                                   -> split
+//	  others                                       -> block
+//	rows < 2*CUs and n >= 16384 (and rows<=65535)  -> split
 //	row fits 1024 threads' registers (gpu.RowsShape) -> rows
 //	otherwise                                      -> block
 func (d *Device) planTier(c *call) Tier {
@@ -109,10 +111,13 @@ func (d *Device) planTier(c *call) Tier {
 	switch {
 	case v.Inner > 1:
 		return TierInner
-	case rows < splitRowsPer*int64(d.sms) && n >= splitMinN && rows <= maxGridY:
-		return TierSplit // far rows too: far_sum and far_write
 	case gpu.FarGrad64(c.dt, c.bwd, v):
-		return TierBlock // far_block, a block a row
+		if rows < int64(d.sms) && n >= splitMinN { // CUDA's farSplitPays
+			return TierSplit // far_sum and far_write
+		}
+		return TierBlock // far_block, or far_rows
+	case rows < splitRowsPer*int64(d.sms) && n >= splitMinN && rows <= maxGridY:
+		return TierSplit
 	case d.eligible(c, TierRows):
 		return TierRows
 	default:

@@ -100,8 +100,12 @@ func FarGrad64(t Dtype, bwd bool, v *layout.View) bool {
 }
 
 // FarRowsCols bounds the rows of a FarGrad64 call that the block tier
-// gives a warp each (FarRowsKernel; longer rows take a block each).
-const FarRowsCols = 1024
+// gives a warp each (FarRowsKernel; longer rows take a block each): a
+// warp's one step of four loads a lane. Measured on an H100
+// (docs/PERFORMANCE.md, GPU entry 115): a warp a row 1.9x faster than a
+// block a row at 65536x128, but 1.4x slower at 1024x1000 and 1.6x at
+// 32768x512, where a lane walks its columns in steps one after another.
+const FarRowsCols = 128
 
 // FarRowsKernel is the float64 backward kernel that gives a FarGrad64
 // call's rows a warp each (far_rows in cukernels/long.cuh).
