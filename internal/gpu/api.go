@@ -90,9 +90,8 @@ const farGrad64 = 0x1p52
 // FarGrad64 reports whether a call must take a tier whose float64 kernel
 // forms such products whole (Far64 in cukernels/softmax.cuh): the split
 // tier (4) or the block tier (3) on the last axis, the non-last-axis tier
-// (5) off it. It holds
-// for float64 softmax backward past farGrad64. The other tiers keep plain
-// float64 products. Log-softmax needs no such
+// (5) off it. It holds for float64 softmax backward past farGrad64. The
+// other tiers keep plain float64 products. Log-softmax needs no such
 // rule: every tier forms its term exp(y)*s*c whole where exp(y) falls
 // under 2^-1022.
 func FarGrad64(t Dtype, bwd bool, v *layout.View) bool {
@@ -111,7 +110,8 @@ const FarRowsCols = 128
 // call's rows a warp each (far_rows in cukernels/long.cuh).
 const FarRowsKernel = "softmax_bwd_far_rows_f64"
 
-// FarRowsThreads is FarRowsKernel's block: 8 warps, 8 rows at once.
+// FarRowsThreads is FarRowsKernel's block: a row a warp, so 8 rows at
+// once on CUDA (4 on AMD's 64-wide wavefronts).
 const FarRowsThreads = 256
 
 // SplitPartBytes is the size of a split tier's part, a block's sums in
