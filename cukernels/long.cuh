@@ -865,8 +865,8 @@ struct FarLanes {
 
 // far_walk visits columns [lo, hi) of a float64 row that Far64 takes
 // (gpu.FarGrad64's calls): lane t visits columns lo + t, lo + t + width,
-// ..., U of them loaded before it visits any, so that few blocks (4 x
-// 65536 on the block tier) keep enough bytes in flight. The loads are
+// ..., U of them loaded before it visits any, so that few lanes (a far
+// row of a warp, or few blocks) keep enough bytes in flight. The loads are
 // scalar, coalesced across the lanes: such calls are rare. visit(k, y[k],
 // dy[k]) runs on the lane that loaded column k, so a walk that writes
 // dx[k] may run over y or dy.
@@ -889,11 +889,10 @@ __device__ __forceinline__ void far_walk(const double* y, const double* dy, i64 
 }
 
 // far_sum is the lane's part of a far row's Far64, over columns [lo, hi).
-template <int U = 4>
 __device__ __forceinline__ Far64 far_sum(const double* y, const double* dy, const View& v, i64 mrow, i64 kept,
                                          i64 lo, i64 hi, FarLanes l) {
 	Far64 f{};
-	far_walk<U>(y, dy, lo, hi, l, [&](i64 k, double a, double b) {
+	far_walk(y, dy, lo, hi, l, [&](i64 k, double a, double b) {
 		if (v.keeps(mrow, kept, k)) f.add(a, b);
 	});
 	return f;
