@@ -257,6 +257,27 @@ SM_STRBATCH_F32(4, 8)
 SM_STAGED_ALL(f32, float, 3)
 SM_STAGED_ALL(f16, sm_half, 4)
 SM_STAGED_ALL(bf16, sm_bf16, 4)
+// Their warp form (fwd_rows_stagedw, bwd_rows_stagedw:
+// internal/gpu.StagedWarpOn): a warp a row, E = 4 or 8 columns a lane (rows
+// of up to 128 or 256 columns), RW = 2 or 4 rows a warp, so a block of
+// SM_STAGED_THREADS copies 8 or 16 rows through shared memory.
+#define SM_STAGEDW_FWD(E, RW, BB, S, T)                                                                \
+	extern "C" __global__ void __launch_bounds__(SM_STAGED_THREADS, BB)                                 \
+	    softmax_fwd_stagedw##E##r##RW##_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {        \
+		fwd_rows_stagedw<T, E, RW>(x, y, SM_VIEW());                                                    \
+	}
+#define SM_STAGEDW_BWD(E, RW, BB, S, T)                                                                 \
+	extern "C" __global__ void __launch_bounds__(SM_STAGED_THREADS, BB)                                 \
+	    softmax_bwd_stagedw##E##r##RW##_##S(const T *y, const T *dy, T *dx, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) { \
+		bwd_rows_stagedw<T, E, RW>(y, dy, dx, SM_VIEW());                                               \
+	}
+#define SM_STAGEDW_ALL(S, T)                                                                            \
+	SM_STAGEDW_FWD(4, 2, 12, S, T) SM_STAGEDW_FWD(4, 4, 12, S, T) SM_STAGEDW_FWD(8, 2, 12, S, T)       \
+	    SM_STAGEDW_FWD(8, 4, 12, S, T) SM_STAGEDW_BWD(4, 2, 10, S, T) SM_STAGEDW_BWD(4, 4, 10, S, T)   \
+	        SM_STAGEDW_BWD(8, 2, 10, S, T) SM_STAGEDW_BWD(8, 4, 10, S, T)
+SM_STAGEDW_ALL(f32, float)
+SM_STAGEDW_ALL(f16, sm_half)
+SM_STAGEDW_ALL(bf16, sm_bf16)
 #endif
 
 // Tier 1's one-row form of the float32 forward (fwd_rows_once, unmasked

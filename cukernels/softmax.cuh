@@ -1997,52 +1997,64 @@ __device__ __forceinline__ int staged_col(int turn, int i, int n) {
 
 // staged_copy copies count elements of each of the A arrays src[a] to
 // dst[a] in 16-byte packs (the arrays start on 16 bytes), at most U packs
-// a thread of each, all its loads issued before its first store; the last
-// count mod P elements (only in the buffer's last block) one at a time.
-// (Copying in through cp.async, which holds no registers, ran 5-14%
-// slower at 10 columns, docs/PERFORMANCE.md GPU entry 103.)
-template <typename T, int U, int A>
+// a thread of each, in rounds of C of them, all of a round's loads issued
+// before its first store; the last count mod P elements (only in the
+// buffer's last block) one at a time. (Copying in through cp.async, which
+// holds no registers, ran 5-14% slower at 10 columns, docs/PERFORMANCE.md
+// GPU entry 103.)
+template <typename T, int U, int A, int C = U>
 __device__ __forceinline__ void staged_copy(T* const (&dst)[A], const T* const (&src)[A], int count) {
 	constexpr int P = 16 / (int)sizeof(T);
 	const int packs = count / P;
-	Pack<T, P> r[A][U];
 #pragma unroll
-	for (int u = 0; u < U; ++u) {
-		const int i = (int)threadIdx.x + u * SM_STAGED_THREADS;
+	for (int c = 0; c < U; c += C) {
+		Pack<T, P> r[A][C];
 #pragma unroll
-		for (int a = 0; a < A; ++a)
-			if (i < packs) r[a][u] = reinterpret_cast<const Pack<T, P>*>(src[a])[i];
-	}
+		for (int u = 0; u < C; ++u) {
+			const int i = (int)threadIdx.x + (c + u) * SM_STAGED_THREADS;
 #pragma unroll
-	for (int u = 0; u < U; ++u) {
-		const int i = (int)threadIdx.x + u * SM_STAGED_THREADS;
+			for (int a = 0; a < A; ++a)
+				if (c + u < U && i < packs) r[a][u] = reinterpret_cast<const Pack<T, P>*>(src[a])[i];
+		}
 #pragma unroll
-		for (int a = 0; a < A; ++a)
-			if (i < packs) reinterpret_cast<Pack<T, P>*>(dst[a])[i] = r[a][u];
+		for (int u = 0; u < C; ++u) {
+			const int i = (int)threadIdx.x + (c + u) * SM_STAGED_THREADS;
+#pragma unroll
+			for (int a = 0; a < A; ++a)
+				if (c + u < U && i < packs) reinterpret_cast<Pack<T, P>*>(dst[a])[i] = r[a][u];
+		}
 	}
 	for (int i = packs * P + (int)threadIdx.x; i < count; i += SM_STAGED_THREADS)
 #pragma unroll
 		for (int a = 0; a < A; ++a) dst[a][i] = src[a][i];
 }
 
-// StagedBlock is a staged block's place: its first row, its rows'
-// elements (count) and where this thread starts its rows. A block takes R
-// rows a thread (SM_STAGED_THREADS * R rows): thread t's are t, t +
-// SM_STAGED_THREADS, ..., so R times the bytes in flight as the block
-// copies them in.
-template <typename T, int N, int R> struct StagedBlock {
-	static constexpr int U = (R * N * (int)sizeof(T) + 15) / 16; // packs a thread copies of each array
+// StagedSpan is the rows a staged block copies: ROWS rows of at most N
+// columns from its first row, count elements in all (fewer rows in the
+// last block). U is the packs a thread copies of each array.
+template <typename T, int ROWS, int N> struct StagedSpan {
+	static constexpr int U = (ROWS * N * (int)sizeof(T) + 16 * SM_STAGED_THREADS - 1) / (16 * SM_STAGED_THREADS);
 	i64 first;
-	int n, count, turn;
-	__device__ __forceinline__ explicit StagedBlock(const View& v) {
+	int n, count;
+	__device__ __forceinline__ explicit StagedSpan(const View& v) {
 		n = (int)v.n;
-		first = (i64)blockIdx.x * (SM_STAGED_THREADS * R);
+		first = (i64)blockIdx.x * ROWS;
 		const i64 left = v.rows - first;
-		count = (int)(left < SM_STAGED_THREADS * R ? left : SM_STAGED_THREADS * R) * n;
-		turn = staged_turn<T>(n);
+		count = (int)(left < ROWS ? left : ROWS) * n;
+	}
+};
+
+// StagedBlock is the span of a staged block of R rows a thread
+// (SM_STAGED_THREADS * R rows) and where this thread starts its rows:
+// thread t's are t, t + SM_STAGED_THREADS, ..., so R times the bytes in
+// flight as the block copies them in.
+template <typename T, int N, int R> struct StagedBlock : StagedSpan<T, SM_STAGED_THREADS * R, N> {
+	int turn;
+	__device__ __forceinline__ explicit StagedBlock(const View& v) : StagedSpan<T, SM_STAGED_THREADS * R, N>(v) {
+		turn = staged_turn<T>(this->n);
 	}
 	// row is the offset in the block's rows of this thread's r-th row.
-	__device__ __forceinline__ int row(int r) const { return ((int)threadIdx.x + r * SM_STAGED_THREADS) * n; }
+	__device__ __forceinline__ int row(int r) const { return ((int)threadIdx.x + r * SM_STAGED_THREADS) * this->n; }
 };
 
 // fwd_rows_staged: arithmetic as fwd_row's (fwd_vals, then row_exact_fwd
@@ -2108,6 +2120,97 @@ __device__ __forceinline__ void bwd_rows_staged(const T* y, const T* dy, T* dx, 
 			if (i < b.n) rg[staged_col(b.turn, i, b.n)] = Num<T>::out(vg[i]);
 	__syncthreads();
 	staged_copy<T, Block::U, 1>({dx + b.first * b.n}, {sg}, b.count);
+}
+
+// fwd_rows_stagedw and bwd_rows_stagedw stage rows as the kernels above do
+// but give each row a warp, E columns a lane (column i * 32 + lane, as the
+// strided kernels take them from memory), for rows too long for a thread:
+// up to 32 * E columns. A block of SM_STAGED_THREADS takes RW rows a warp,
+// one after another. Rows of a part pack are what they are for: the
+// other kernels either load such a row a column at a time (the strided
+// kernels: a 2-byte load a lane for the half types) or shift it onto pack
+// boundaries and cut its two end packs (the shifted kernels); here every
+// load and store to memory is a whole 16-byte pack, and a block has its
+// rows' bytes in flight at once. A block's rows start on 16 bytes where
+// its rows times sizeof(T) are a multiple of 16 (RW >= 2 for the half
+// types: internal/gpu.StagedWarpRs).
+template <typename T, int E, int RW> struct StagedWarp {
+	typedef StagedSpan<T, SM_STAGED_THREADS / SM_WARP * RW, E * SM_WARP> Block;
+	// C is staged_copy's round: two packs a thread of each array. At four
+	// of the forward's one array, ptxas spilled 72-148 bytes (sm_90, 40
+	// registers).
+	static constexpr int C = Block::U < 2 ? Block::U : 2;
+	// at is the offset in the block's rows of warp w's r-th row.
+	static __device__ __forceinline__ int at(const Block& b, int w, int r) { return (w * RW + r) * b.n; }
+};
+
+// fwd_rows_stagedw: arithmetic as fwd_rows_strided's (fwd_vals, then
+// row_exact_fwd over the row in shared memory, in place, as
+// fwd_rows_staged's).
+template <typename T, int E, int RW> __device__ __forceinline__ void fwd_rows_stagedw(const T* x, T* y, const View& v) {
+	typedef typename Num<T>::acc A;
+	typedef StagedWarp<T, E, RW> S;
+	const typename S::Block b(v);
+	T* s = reinterpret_cast<T*>(sm_dynamic);
+	staged_copy<T, S::Block::U, 1, S::C>({s}, {x + b.first * b.n}, b.count);
+	__syncthreads();
+	const RowGroup g(SM_WARP, RowGroup::Shifted{});
+#pragma unroll 1
+	for (int r = 0; r < RW; ++r) {
+		const int at = S::at(b, g.off, r);
+		if (at >= b.count) break; // the warp's rows are its own: no reduction waits on it
+		T* row = s + at;
+		T* l = row + g.lane;
+		A val[E];
+#pragma unroll
+		for (int i = 0; i < E; ++i) val[i] = i * SM_WARP + g.lane < b.n ? Num<T>::in(l[i * SM_WARP]) : -sm_inf<A>();
+		const bool exact = fwd_vals<T, E, true>(v, true, g, val);
+		if (!exact)
+#pragma unroll
+			for (int i = 0; i < E; ++i)
+				if (i * SM_WARP + g.lane < b.n) l[i * SM_WARP] = Num<T>::out(val[i]);
+		if (exact) row_exact_fwd<T>(row, row, v, 0, true, g); // the row's every lane
+	}
+	__syncthreads();
+	staged_copy<T, S::Block::U, 1, S::C>({y + b.first * b.n}, {s}, b.count);
+}
+
+// bwd_rows_stagedw: y and dy staged one after the other, dx written over
+// dy's row; arithmetic as bwd_rows_strided's (grad_row, whose exact path
+// reads and writes the rows in shared memory, an element's dx after its y
+// and dy).
+template <typename T, int E, int RW>
+__device__ __forceinline__ void bwd_rows_stagedw(const T* y, const T* dy, T* dx, const View& v) {
+	typedef typename Num<T>::acc A;
+	typedef StagedWarp<T, E, RW> S;
+	static_assert(E <= 32, "a thread's float32 sum takes at most 32 terms");
+	const typename S::Block b(v);
+	T* sy = reinterpret_cast<T*>(sm_dynamic);
+	T* sg = sy + SM_STAGED_THREADS / SM_WARP * RW * b.n; // on 16 bytes: see StagedWarp
+	staged_copy<T, S::Block::U, 2, S::C>({sy, sg}, {y + b.first * b.n, dy + b.first * b.n}, b.count);
+	__syncthreads();
+	const RowGroup g(SM_WARP, RowGroup::Shifted{});
+	const A yfill = v.log ? -sm_inf<A>() : A(0); // columns past n: contribute nothing
+#pragma unroll 1
+	for (int r = 0; r < RW; ++r) {
+		const int at = S::at(b, g.off, r);
+		if (at >= b.count) break;
+		T* ry = sy + at;
+		T* rg = sg + at;
+		A vy[E], vg[E];
+#pragma unroll
+		for (int i = 0; i < E; ++i) {
+			const bool in = i * SM_WARP + g.lane < b.n;
+			vy[i] = in ? Num<T>::in(ry[i * SM_WARP + g.lane]) : yfill;
+			vg[i] = in ? Num<T>::in(rg[i * SM_WARP + g.lane]) : A(0);
+		}
+		if (grad_row<T, E>(ry, rg, rg, v, 0, true, g, vy, vg))
+#pragma unroll
+			for (int i = 0; i < E; ++i)
+				if (i * SM_WARP + g.lane < b.n) rg[i * SM_WARP + g.lane] = Num<T>::out(vg[i]);
+	}
+	__syncthreads();
+	staged_copy<T, S::Block::U, 1, S::C>({dx + b.first * b.n}, {sg}, b.count);
 }
 
 // -------------------------------- tier 2: block per row, row in shared memory --
