@@ -1505,10 +1505,70 @@ func TestGPUStaged(t *testing.T) {
 	for i, dt := range []Dtype{Float32, BFloat16} {
 		for _, r := range gpu.StagedRs(false, gpu.StagedR2MaxN) {
 			d.stagedRows = r
-			stagedInPlace(t, d, dt, bwdVariantProblem(rng, 300+i, []int{10, 50}[i], 1), r)
+			n := []int{10, 50}[i]
+			N, _ := gpu.StagedShape(int64(n))
+			stagedInPlace(t, d, dt, bwdVariantProblem(rng, 300+i, n, 1), func(bwd bool) string { return stagedKernel(dt, bwd, N, r) })
 		}
 	}
 	d.stagedRows = 0
+}
+
+// TestGPUStagedWarp runs the staged kernels' warp form (a warp a row, a
+// block's rows copied through shared memory: gpu.StagedWarpShape) at each
+// of its rows a warp over rows up to its longest, blocks part full, the
+// backward variants, and in place, against the reference.
+func TestGPUStagedWarp(t *testing.T) {
+	d := device(t)
+	rng := rand.New(rand.NewPCG(65, 65))
+	defer func() { d.stagedWarp = 0 }()
+	lengths := []int{1, 5, 8, 31, 33, 64, 65, 77, 100, 127, 128, 129, 150, 197, 200, 224, 255, 256}
+	for _, dt := range []Dtype{Float32, Float16, BFloat16} {
+		for _, rw := range gpu.StagedWarpRs() {
+			d.stagedWarp = rw
+			for i, n := range lengths {
+				rows := []int{3, 5, 7, 8, 9, 15, 16, 17, 33, 300, 1001}[(i+rw)%11]
+				e, _ := gpu.StagedWarpShape(int64(n))
+				for _, bwd := range []bool{false, true} {
+					want := gpu.StagedWarpKernel(dt, bwd, e, rw)
+					if p := planWith(t, d, dt, []int{rows, n}, layout.Params{Axis: -1, Scale: 1, Log: bwd}, bwd, TierRows); p.names[0] != want {
+						t.Errorf("%v %dx%d bwd %v: kernel %s, want %s", dt, rows, n, bwd, p.names[0], want)
+					}
+				}
+				for variant := range bwdVariants {
+					if testing.Short() && (i+variant+rw)%3 != 0 {
+						continue
+					}
+					if msg := check(t, d, bwdVariantProblem(rng, rows, n, variant), dt, TierRows, 0); msg != "" {
+						t.Errorf("%d rows a warp: %s", rw, msg)
+					}
+				}
+			}
+			n := []int{197, 77, 250}[rw%3]
+			e, _ := gpu.StagedWarpShape(int64(n))
+			stagedInPlace(t, d, dt, bwdVariantProblem(rng, 301, n, 1), func(bwd bool) string { return gpu.StagedWarpKernel(dt, bwd, e, rw) })
+		}
+	}
+	// Masked or causal rows, rows past its longest and buffers off 16
+	// bytes keep other kernels.
+	d.stagedWarp = 2
+	for _, c := range []struct {
+		n      int
+		params layout.Params
+		off    cu.DevicePtr
+	}{
+		{197, layout.Params{Axis: -1, Scale: 1, Causal: true}, 0},
+		{257, layout.Params{Axis: -1, Scale: 1}, 0},
+		{197, layout.Params{Axis: -1, Scale: 1}, 2},
+	} {
+		v, err := layout.Resolve(c.params, []int{1000, c.n}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bufs := []cu.DevicePtr{1 << 40, 2<<40 + c.off, 3 << 40}
+		if p := planCall(t, d, &call{dt: Float16, v: v, bwd: true, bufs: bufs}); stagedName(p.names[0]) {
+			t.Errorf("1000x%d %+v, dy %d bytes off: kernel %s, want no staged one", c.n, c.params, c.off, p.names[0])
+		}
+	}
 }
 
 // stagedKernel is the staged kernel a plan takes for rows up to N columns
@@ -1522,19 +1582,17 @@ func stagedKernel(dt Dtype, bwd bool, N, r int) string {
 }
 
 // stagedInPlace runs p through the public API with y over x, then dx over
-// dy and dx over y, with the forward's staged kernel at r rows a thread,
+// dy and dx over y, on the kernels kernel names (forward and backward),
 // and checks the results against the reference.
-func stagedInPlace(t *testing.T, d *Device, dt Dtype, p problem, r int) {
+func stagedInPlace(t *testing.T, d *Device, dt Dtype, p problem, kernel func(bwd bool) string) {
 	t.Helper()
 	x, dy := gpucheck.Round(dt, p.x), gpucheck.Round(dt, p.dy)
 	want := reference.Forward(p.spec, x)
 	y := gpucheck.Round(dt, want)
 	wantDX, terms := reference.Backward(p.spec, y, dy), reference.GradTerms(p.spec, y, dy)
 	opt := Options{Axis: -1, Log: p.spec.Log, Scale: p.spec.Scale}
-	n := int64(p.spec.Shape[1])
-	N, _ := gpu.StagedShape(n)
 	for _, bwd := range []bool{false, true} {
-		wantK := stagedKernel(dt, bwd, N, r)
+		wantK := kernel(bwd)
 		if pl := planWith(t, d, dt, p.spec.Shape, layout.Params{Axis: -1, Scale: 1}, bwd, TierAuto); pl.names[0] != wantK {
 			t.Fatalf("%v %v bwd %v: kernel %s, want %s", dt, p.spec.Shape, bwd, pl.names[0], wantK)
 		}
@@ -1546,7 +1604,7 @@ func stagedInPlace(t *testing.T, d *Device, dt Dtype, p problem, r int) {
 	}
 	for i, g := range gpucheck.Decode(dt, bx.read(t, d)) {
 		if !gpucheck.FwdOK(dt, p.spec.Log, g, want[i]) {
-			t.Errorf("%s %v, %d rows a thread, y over x: y[%d]=%v want %v (x=%v)", p.name, dt, r, i, g, want[i], x[i])
+			t.Errorf("%s %v, %s, y over x: y[%d]=%v want %v (x=%v)", p.name, dt, kernel(false), i, g, want[i], x[i])
 			break
 		}
 	}
@@ -1843,7 +1901,7 @@ func TestGPUShifted(t *testing.T) {
 // grid, or tier 8's, is set, so that the tests checking plans against the
 // rules skip.
 func tierKnobsSet() bool {
-	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_ROWS_BLOCK", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_LSTREAM_PACKS", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_CGRID_LOG", "SOFTMAX_WIDE", "SOFTMAX_ONCE", "SOFTMAX_ONCE_GROUPS", "SOFTMAX_SHIFT", "SOFTMAX_CGRID_SHIFT", "SOFTMAX_STRIDED", "SOFTMAX_STRIDED_BATCH", "SOFTMAX_STAGED", "SOFTMAX_STAGED_ROWS"} {
+	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_ROWS_BLOCK", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_LSTREAM_PACKS", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_CGRID_LOG", "SOFTMAX_WIDE", "SOFTMAX_ONCE", "SOFTMAX_ONCE_GROUPS", "SOFTMAX_SHIFT", "SOFTMAX_CGRID_SHIFT", "SOFTMAX_STRIDED", "SOFTMAX_STRIDED_BATCH", "SOFTMAX_STAGED", "SOFTMAX_STAGED_ROWS", "SOFTMAX_STAGEDW"} {
 		if os.Getenv(k) != "" {
 			return true
 		}

@@ -85,6 +85,11 @@ func kernelNames() []string {
 						names = append(names, gpu.StagedKernel(dt, dir == "bwd", N, r))
 					}
 				}
+				for _, e := range gpu.StagedWarpEs() {
+					for _, rw := range gpu.StagedWarpRs() {
+						names = append(names, gpu.StagedWarpKernel(dt, dir == "bwd", e, rw))
+					}
+				}
 			}
 			if dir == "fwd" {
 				names = append(names, gpu.OnceGroupKernels(dt)...)
@@ -119,7 +124,8 @@ func stridedName(name string) bool {
 }
 
 // stagedName says whether name is one of the staged kernels, at either
-// rows a thread (gpu.StagedKernel).
+// rows a thread (gpu.StagedKernel), or of their warp form
+// (gpu.StagedWarpKernel).
 func stagedName(name string) bool { return strings.Contains(name, "_staged") }
 
 // spanKernelNames lists the kernels of cukernels.SpanFatbin: the float32
@@ -1056,6 +1062,23 @@ func (d *Device) makePlan(c *call) (plan, error) {
 			if sk := d.set(c)[gpu.StagedKernel(c.dt, c.bwd, N, r)]; sk != nil && gpu.StagedThreads <= sk.maxThreads && blocks <= 1<<30 {
 				p.names, p.threads, p.group, p.smem = []string{sk.name}, gpu.StagedThreads, 1, gpu.StagedSmem(c.dt, c.bwd, n, r)
 				p.vec, p.shift = false, false // it copies the block's rows, not a row's packs
+				p.grid[0] = int(blocks)
+			}
+		}
+		// Their warp form, a warp a row (gpu.StagedWarpOn; rows of up to
+		// 256 columns), under the same conditions.
+		rw := 0
+		if !d.noStaged && !d.forcesRowsKernel() && !d.strided && !d.stridedBatch && !d.staged {
+			rw = gpu.StagedWarpOn(c.dt, keep, n)
+		}
+		if d.stagedWarp > 0 && keep == gpu.KeepAll {
+			rw = d.stagedWarp
+		}
+		if e, ok := gpu.StagedWarpShape(n); rw > 0 && ok && aligned(c.bufs, vecBytes) {
+			blocks := gpu.CeilDiv(rows, gpu.StagedWarpRows(rw))
+			if sk := d.set(c)[gpu.StagedWarpKernel(c.dt, c.bwd, e, rw)]; sk != nil && gpu.StagedThreads <= sk.maxThreads && blocks <= 1<<30 {
+				p.names, p.threads, p.group, p.smem = []string{sk.name}, gpu.StagedThreads, warpSize, gpu.StagedWarpSmem(c.dt, c.bwd, n, rw)
+				p.vec, p.shift = false, false
 				p.grid[0] = int(blocks)
 			}
 		}
