@@ -446,6 +446,7 @@ func (d *Device) Describe(t Dtype, shape []int, bwd bool, bufs []cu.DevicePtr, m
 				}
 			}
 		}
+		s += ", " + strings.Join(p.names, " + ")
 		return nil
 	})
 	return s, err
