@@ -15,7 +15,7 @@ import (
 
 // stagedWarpEs are the columns a lane of the warp form's kernels: rows of
 // up to 32 x E columns.
-var stagedWarpEs = [...]int{4, 8}
+var stagedWarpEs = [...]int{4, 8, 16}
 
 // stagedWarpRs are the rows a warp of the warp form's kernels. A block's
 // rows (StagedThreads/32 x RW) times the type's size must be a multiple of

@@ -19,7 +19,9 @@ func TestStagedWarpShape(t *testing.T) {
 		{129, 8, true},
 		{197, 8, true},
 		{256, 8, true},
-		{257, 0, false},
+		{257, 16, true},
+		{512, 16, true},
+		{513, 0, false},
 	} {
 		if e, ok := StagedWarpShape(c.n); e != c.e || ok != c.ok {
 			t.Errorf("StagedWarpShape(%d) = %d, %v; want %d, %v", c.n, e, ok, c.e, c.ok)
