@@ -1515,13 +1515,13 @@ func TestGPUStaged(t *testing.T) {
 
 // TestGPUStagedWarp runs the staged kernels' warp form (a warp a row, a
 // block's rows copied through shared memory: gpu.StagedWarpShape) at each
-// of its rows a warp over rows up to its longest, blocks part full, the
+// of its rows a warp over rows of 1-512 columns, blocks part full, the
 // backward variants, and in place, against the reference.
 func TestGPUStagedWarp(t *testing.T) {
 	d := device(t)
 	rng := rand.New(rand.NewPCG(65, 65))
 	defer func() { d.stagedWarp = 0 }()
-	lengths := []int{1, 5, 8, 31, 33, 64, 65, 77, 100, 127, 128, 129, 150, 197, 200, 224, 255, 256}
+	lengths := []int{1, 5, 8, 31, 33, 64, 65, 77, 100, 127, 128, 129, 150, 197, 200, 224, 255, 256, 257, 300, 385, 511, 512}
 	for _, dt := range []Dtype{Float32, Float16, BFloat16} {
 		for _, rw := range gpu.StagedWarpRs() {
 			d.stagedWarp = rw
@@ -1557,7 +1557,7 @@ func TestGPUStagedWarp(t *testing.T) {
 		off    cu.DevicePtr
 	}{
 		{197, layout.Params{Axis: -1, Scale: 1, Causal: true}, 0},
-		{257, layout.Params{Axis: -1, Scale: 1}, 0},
+		{513, layout.Params{Axis: -1, Scale: 1}, 0},
 		{197, layout.Params{Axis: -1, Scale: 1}, 2},
 	} {
 		v, err := layout.Resolve(c.params, []int{1000, c.n}, nil)

@@ -1066,7 +1066,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 			}
 		}
 		// Their warp form, a warp a row (gpu.StagedWarpOn; rows of up to
-		// 256 columns), under the same conditions.
+		// 512 columns), under the same conditions.
 		rw := 0
 		if !d.noStaged && !d.forcesRowsKernel() && !d.strided && !d.stridedBatch && !d.staged {
 			rw = gpu.StagedWarpOn(c.dt, keep, n)

@@ -29,7 +29,7 @@ timeout 60 bin/cuda.test -test.short -test.v -test.count=1 -test.run 'TestGPUSta
 echo "staged rc=$?" | tee -a "$work/gpu.txt"
 grep -E '^(--- |ok|FAIL|PASS)' "$work/staged.log" | tail -n 3
 pack
-shapes=131072x197,64x12x197x197,131072x150,65536x250,65536x77,131072x100,262144x128,131072x63,262144x56,262144x36
+shapes=131072x197,64x12x197x197,131072x150,65536x250,32768x300,65536x77,131072x100,262144x128,131072x63,262144x56,262144x36
 ops=softmax,log_softmax,softmax_backward,log_softmax_backward
 for round in 1 2; do
   for rw in plan 2 4; do
