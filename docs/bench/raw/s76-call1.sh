@@ -5,12 +5,12 @@
 # forward of 197 columns at 0.79-0.94x PyTorch (GPU entry 116). bin/ holds
 # cuda.test and softmax-bench built at that commit (the sm_90 cubins of its
 # fatbins embedded).
-#   1. TestGPUStagedWarp (short; FULL=seconds: in full), TestGPUStaged
-#      short: must pass.
+#   1. TestGPUStagedWarp (short; FULL=seconds: in full): must pass.
 #   2. Timing: the plan (SOFTMAX_STAGEDW unset) and the warp form at 2 and
 #      4 rows a warp (SOFTMAX_STAGEDW=2, =4), one round; PyTorch once, on
-#      the same shapes; memcheck over TestGPUStagedWarp in its short
-#      form; the second round; racecheck as memcheck.
+#      the same shapes; TestGPUStaged short (must pass); memcheck over
+#      TestGPUStagedWarp in its short form; the second round; racecheck
+#      as memcheck.
 #   3. The short suite with what is left of the call (SUITE_END).
 # Everything goes into $OUT/s76.tgz.
 set -u
@@ -23,12 +23,9 @@ chmod +x bin/cuda.test bin/softmax-bench
 gpu=$(nvidia-smi --query-gpu=name,driver_version,power.limit --format=csv,noheader)
 echo "$gpu $(date -u +%FT%TZ)" | tee "$work/gpu.txt"
 pack() { tar czf "$out/s76.tgz" -C "$work" .; }
-timeout ${FULL:-90} bin/cuda.test $([ -n "${FULL:-}" ] || echo -test.short) -test.v -test.count=1 -test.run 'TestGPUStagedWarp$' >"$work/stagedw.log" 2>&1
+timeout ${FULL:-60} bin/cuda.test $([ -n "${FULL:-}" ] || echo -test.short) -test.v -test.count=1 -test.run 'TestGPUStagedWarp$' >"$work/stagedw.log" 2>&1
 echo "stagedw rc=$?" | tee -a "$work/gpu.txt"
 grep -E '^(--- |ok|FAIL|PASS)|cuda_test' "$work/stagedw.log" | head -n 20
-timeout 60 bin/cuda.test -test.short -test.v -test.count=1 -test.run 'TestGPUStaged$' >"$work/staged.log" 2>&1
-echo "staged rc=$?" | tee -a "$work/gpu.txt"
-grep -E '^(--- |ok|FAIL|PASS)' "$work/staged.log" | tail -n 3
 pack
 shapes=131072x197,64x12x197x197,131072x150,65536x250,32768x300,65536x77,131072x100,262144x128,131072x63,262144x56,262144x36
 ops=softmax,log_softmax,softmax_backward,log_softmax_backward
@@ -52,6 +49,10 @@ commit=$1
 timing 1
 timeout 90 python3 bench/torch_bench.py --shapes $shapes --ops $ops --out "$work/torch.json" >"$work/torch.log" 2>&1
 echo "torch rc=$?" | tee -a "$work/gpu.txt"
+pack
+timeout 60 bin/cuda.test -test.short -test.v -test.count=1 -test.run 'TestGPUStaged$' >"$work/staged.log" 2>&1
+echo "staged rc=$?" | tee -a "$work/gpu.txt"
+grep -E '^(--- |ok|FAIL|PASS)' "$work/staged.log" | tail -n 3
 pack
 sanitize memcheck
 timing 2
