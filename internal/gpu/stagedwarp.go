@@ -70,7 +70,15 @@ func StagedWarpOn(t Dtype, keep Keep, n int64) int {
 	if keep != KeepAll || !StagedKernels(t) {
 		return 0
 	}
-	rw, err := strconv.Atoi(stagedWarpSetting)
+	return stagedWarpSetting
+}
+
+// stagedWarpSetting is SOFTMAX_STAGEDW's rows a warp, parsed once (the plan
+// asks on every launch); 0 where it names none of stagedWarpRs.
+var stagedWarpSetting = stagedWarpKnob(os.Getenv("SOFTMAX_STAGEDW"))
+
+func stagedWarpKnob(s string) int {
+	rw, err := strconv.Atoi(s)
 	if err != nil {
 		return 0
 	}
@@ -81,5 +89,3 @@ func StagedWarpOn(t Dtype, keep Keep, n int64) int {
 	}
 	return 0
 }
-
-var stagedWarpSetting = os.Getenv("SOFTMAX_STAGEDW")
