@@ -1069,7 +1069,7 @@ func (d *Device) makePlan(c *call) (plan, error) {
 		// 512 columns), under the same conditions.
 		rw := 0
 		if !d.noStaged && !d.forcesRowsKernel() && !d.strided && !d.stridedBatch && !d.staged {
-			rw = gpu.StagedWarpOn(c.dt, keep, n)
+			rw = gpu.StagedWarpOn(c.dt, keep)
 		}
 		if d.stagedWarp > 0 && keep == gpu.KeepAll {
 			rw = d.stagedWarp

@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"os"
+	"slices"
 	"strconv"
 )
 
@@ -61,12 +62,12 @@ func StagedWarpSmem(t Dtype, bwd bool, n int64, rw int) int {
 }
 
 // StagedWarpOn gives the rows a warp of the warp form the plan takes for
-// calls of rows x n of t, 0 for none (the caller checks StagedWarpShape
+// calls of t, 0 for none (the caller checks StagedWarpShape
 // and the buffers' alignment). No rule yet: only SOFTMAX_STAGEDW=2 or 4
 // takes them, at that many rows a warp, for every unmasked, non-causal
 // call of float32 or the half types they fit (a tuning knob for
 // benchmarks, read once at start).
-func StagedWarpOn(t Dtype, keep Keep, n int64) int {
+func StagedWarpOn(t Dtype, keep Keep) int {
 	if keep != KeepAll || !StagedKernels(t) {
 		return 0
 	}
@@ -78,14 +79,8 @@ func StagedWarpOn(t Dtype, keep Keep, n int64) int {
 var stagedWarpSetting = stagedWarpKnob(os.Getenv("SOFTMAX_STAGEDW"))
 
 func stagedWarpKnob(s string) int {
-	rw, err := strconv.Atoi(s)
-	if err != nil {
-		return 0
-	}
-	for _, r := range stagedWarpRs {
-		if r == rw {
-			return rw
-		}
+	if rw, err := strconv.Atoi(s); err == nil && slices.Contains(stagedWarpRs[:], rw) {
+		return rw
 	}
 	return 0
 }

@@ -65,7 +65,7 @@ func TestStagedWarpOn(t *testing.T) {
 		{"2", BFloat16, KeepMask, 0},
 	} {
 		stagedWarpSetting = stagedWarpKnob(c.setting)
-		if got := StagedWarpOn(c.dt, c.keep, 197); got != c.want {
+		if got := StagedWarpOn(c.dt, c.keep); got != c.want {
 			t.Errorf("SOFTMAX_STAGEDW=%q: StagedWarpOn(%v, %v) = %d, want %d", c.setting, c.dt, c.keep, got, c.want)
 		}
 	}
