@@ -27,6 +27,21 @@ func NextPow2(n int64) int64 {
 	return 1 << bits.Len64(uint64(n-1))
 }
 
+// leastFit is the least c of caps (ascending) whose c x per covers a row
+// of n columns; ok is false for n < 1 or past the last. It picks the
+// template size of a family of kernels that each hold a row up to a size.
+func leastFit(caps []int, per int, n int64) (c int, ok bool) {
+	if n < 1 {
+		return 0, false
+	}
+	for _, c := range caps {
+		if n <= int64(c)*int64(per) {
+			return c, true
+		}
+	}
+	return 0, false
+}
+
 // SplitBits is the workspace a forward split over masked rows of whole
 // packs takes: its first `before` bytes (the Parts, and the fused kernel's
 // queues), then from the next 128-byte line each row's keep bits, a bit a

@@ -30,14 +30,7 @@ func StagedNs() []int { return stagedNs[:] }
 
 // StagedShape is the staged kernel for rows of n columns: the least N of
 // StagedNs with n <= N. ok is false past the largest.
-func StagedShape(n int64) (N int, ok bool) {
-	for _, N := range stagedNs {
-		if n >= 1 && n <= int64(N) {
-			return N, true
-		}
-	}
-	return 0, false
-}
+func StagedShape(n int64) (N int, ok bool) { return leastFit(stagedNs[:], 1, n) }
 
 // stagedRs are the rows a thread the staged forward kernels exist for: a
 // block takes StagedThreads x R rows. The backward has R = 1 only (at 2

@@ -32,14 +32,7 @@ func StagedWarpRs() []int { return stagedWarpRs[:] }
 
 // StagedWarpShape is the warp form's E for rows of n columns: the least of
 // StagedWarpEs with n <= 32 x E. ok is false past the largest.
-func StagedWarpShape(n int64) (e int, ok bool) {
-	for _, e := range stagedWarpEs {
-		if n >= 1 && n <= int64(32*e) {
-			return e, true
-		}
-	}
-	return 0, false
-}
+func StagedWarpShape(n int64) (e int, ok bool) { return leastFit(stagedWarpEs[:], 32, n) }
 
 // StagedWarpKernel names t's warp-form kernel of e columns a lane and rw
 // rows a warp.

@@ -64,15 +64,10 @@ var stridedOnceSetting = os.Getenv("SOFTMAX_STRIDED_ONCE")
 // w x e >= n. ok is false where the row is longer than the largest e's
 // warp holds.
 func StridedShape(bwd bool, n int64, warp int) (e, w int, ok bool) {
-	if n <= 0 {
+	if e, ok = leastFit(StridedEs(bwd), warp, n); !ok {
 		return 0, 0, false
 	}
-	for _, e := range StridedEs(bwd) {
-		if n <= int64(e*warp) {
-			return e, int(NextPow2(CeilDiv(n, int64(e)))), true
-		}
-	}
-	return 0, 0, false
+	return e, int(NextPow2(CeilDiv(n, int64(e)))), true
 }
 
 // StridedOn says whether tier 1 takes the strided kernels for rows of n
