@@ -1514,59 +1514,94 @@ func TestGPUStaged(t *testing.T) {
 }
 
 // TestGPUStagedWarp runs the staged kernels' warp form (a warp a row, a
-// block's rows copied through shared memory: gpu.StagedWarpShape) at each
-// of its rows a warp over rows of 1-512 columns, blocks part full, the
-// backward variants, and in place, against the reference.
+// block's rows copied through shared memory: gpu.StagedWarpShape) over the
+// half types' rows of 1-512 columns, blocks part full, the backward
+// variants, and in place, against the reference; then checks where the
+// rule (gpu.StagedWarpOn) takes it.
 func TestGPUStagedWarp(t *testing.T) {
 	d := device(t)
 	rng := rand.New(rand.NewPCG(65, 65))
-	defer func() { d.stagedWarp = 0 }()
+	defer func() { d.stagedWarp = false }()
+	d.stagedWarp = true
 	lengths := []int{1, 5, 8, 31, 33, 64, 65, 77, 100, 127, 128, 129, 150, 197, 200, 224, 255, 256, 257, 300, 385, 511, 512}
-	for _, dt := range []Dtype{Float32, Float16, BFloat16} {
-		for _, rw := range gpu.StagedWarpRs() {
-			d.stagedWarp = rw
-			for i, n := range lengths {
-				rows := []int{3, 5, 7, 8, 9, 15, 16, 17, 33, 300, 1001}[(i+rw)%11]
-				e, _ := gpu.StagedWarpShape(int64(n))
-				for _, bwd := range []bool{false, true} {
-					want := gpu.StagedWarpKernel(dt, bwd, e, rw)
-					if p := planWith(t, d, dt, []int{rows, n}, layout.Params{Axis: -1, Scale: 1, Log: bwd}, bwd, TierRows); p.names[0] != want {
-						t.Errorf("%v %dx%d bwd %v: kernel %s, want %s", dt, rows, n, bwd, p.names[0], want)
-					}
-				}
-				for variant := range bwdVariants {
-					if testing.Short() && (i+variant+rw)%3 != 0 {
-						continue
-					}
-					if msg := check(t, d, bwdVariantProblem(rng, rows, n, variant), dt, TierRows, 0); msg != "" {
-						t.Errorf("%d rows a warp: %s", rw, msg)
-					}
+	for _, dt := range []Dtype{Float16, BFloat16} {
+		for i, n := range lengths {
+			rows := []int{3, 5, 7, 8, 9, 15, 16, 17, 33, 300, 1001}[i%11]
+			for _, bwd := range []bool{false, true} {
+				p := planWith(t, d, dt, []int{rows, n}, layout.Params{Axis: -1, Scale: 1, Log: bwd}, bwd, TierRows)
+				e, rw, ok := gpu.StagedWarpShape(bwd, int64(n))
+				switch {
+				case ok && p.names[0] != gpu.StagedWarpKernel(dt, bwd, e, rw):
+					t.Errorf("%v %dx%d bwd %v: kernel %s, want %s", dt, rows, n, bwd, p.names[0], gpu.StagedWarpKernel(dt, bwd, e, rw))
+				case !ok && strings.Contains(p.names[0], "_stagedw"):
+					t.Errorf("%v %dx%d bwd %v: kernel %s past the warp form's rows", dt, rows, n, bwd, p.names[0])
 				}
 			}
-			n := []int{197, 77, 250}[rw%3]
-			e, _ := gpu.StagedWarpShape(int64(n))
-			stagedInPlace(t, d, dt, bwdVariantProblem(rng, 301, n, 1), func(bwd bool) string { return gpu.StagedWarpKernel(dt, bwd, e, rw) })
+			for variant := range bwdVariants {
+				if testing.Short() && (i+variant)%3 != 0 {
+					continue
+				}
+				if msg := check(t, d, bwdVariantProblem(rng, rows, n, variant), dt, TierRows, 0); msg != "" {
+					t.Error(msg)
+				}
+			}
+		}
+		for _, n := range []int{197, 77, 250} {
+			kernel := func(bwd bool) string {
+				e, rw, _ := gpu.StagedWarpShape(bwd, int64(n))
+				return gpu.StagedWarpKernel(dt, bwd, e, rw)
+			}
+			stagedInPlace(t, d, dt, bwdVariantProblem(rng, 301, n, 1), kernel)
 		}
 	}
-	// Masked or causal rows, rows past its longest and buffers off 16
-	// bytes keep other kernels.
-	d.stagedWarp = 2
+	// float32, masked or causal rows, rows past its longest and buffers
+	// off 16 bytes keep other kernels.
 	for _, c := range []struct {
+		dt     Dtype
 		n      int
 		params layout.Params
 		off    cu.DevicePtr
 	}{
-		{197, layout.Params{Axis: -1, Scale: 1, Causal: true}, 0},
-		{513, layout.Params{Axis: -1, Scale: 1}, 0},
-		{197, layout.Params{Axis: -1, Scale: 1}, 2},
+		{Float32, 197, layout.Params{Axis: -1, Scale: 1}, 0},
+		{Float16, 197, layout.Params{Axis: -1, Scale: 1, Causal: true}, 0},
+		{Float16, 513, layout.Params{Axis: -1, Scale: 1}, 0},
+		{Float16, 197, layout.Params{Axis: -1, Scale: 1}, 2},
 	} {
 		v, err := layout.Resolve(c.params, []int{1000, c.n}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		bufs := []cu.DevicePtr{1 << 40, 2<<40 + c.off, 3 << 40}
-		if p := planCall(t, d, &call{dt: Float16, v: v, bwd: true, bufs: bufs}); stagedName(p.names[0]) {
-			t.Errorf("1000x%d %+v, dy %d bytes off: kernel %s, want no staged one", c.n, c.params, c.off, p.names[0])
+		if p := planCall(t, d, &call{dt: c.dt, v: v, bwd: true, bufs: bufs}); stagedName(p.names[0]) {
+			t.Errorf("%v 1000x%d %+v, dy %d bytes off: kernel %s, want no staged one", c.dt, c.n, c.params, c.off, p.names[0])
+		}
+	}
+	d.stagedWarp = false
+	if tierKnobsSet() {
+		return // the knobs replace the rule
+	}
+	// The rule: the half types' rows of a part pack past 64 columns (to 256
+	// forward, 512 backward), from gpu.StagedWarpMinRows rows.
+	for _, c := range []struct {
+		dt   Dtype
+		rows int
+		n    int
+		bwd  bool
+		want string
+	}{
+		{Float16, 131072, 197, false, "softmax_fwd_stagedw8r4_f16"},
+		{BFloat16, 65536, 197, true, "softmax_bwd_stagedw8r2_bf16"},
+		{Float16, 65536, 77, true, "softmax_bwd_stagedw4r4_f16"},
+		{BFloat16, 32768, 300, true, "softmax_bwd_stagedw16r2_bf16"},
+		{BFloat16, 32768, 300, false, ""}, // forward past 256 columns
+		{Float16, 262144, 128, true, ""},  // whole packs
+		{Float16, 16384, 197, false, ""},  // too few rows
+		{Float16, 262144, 63, false, ""},  // the staged kernels' rows
+		{Float32, 131072, 197, false, ""}, // no float32 kernels
+	} {
+		p := planWith(t, d, c.dt, []int{c.rows, c.n}, layout.Params{Axis: -1, Scale: 1}, c.bwd, TierAuto)
+		if got := p.names[0]; c.want != "" && got != c.want || c.want == "" && strings.Contains(got, "_stagedw") {
+			t.Errorf("%v %dx%d bwd %v: kernel %s, want %q (\"\": not the warp form)", c.dt, c.rows, c.n, c.bwd, got, c.want)
 		}
 	}
 }

@@ -111,7 +111,7 @@ type Device struct {
 	staged       bool               // tests: tier 1's staged kernels wherever they can run
 	noStaged     bool               // tests: tier 1 without the staged rule (gpu.StagedOn), as before it
 	stagedRows   int                // tests: the staged kernels' rows a thread (0: gpu.StagedRows)
-	stagedWarp   int                // tests: the staged kernels' warp form at this many rows a warp wherever it can run (0: gpu.StagedWarpOn)
+	stagedWarp   bool               // tests: the staged kernels' warp form wherever it can run (gpu.StagedWarpShape), not only where gpu.StagedWarpOn says
 	once         bool               // tests: tier 1's one-row kernel wherever it can run
 	shift        bool               // tests: tier 1's shifted kernels wherever they fit
 	pipe         bool               // tests: tier 1's pipelined kernels wherever they can run

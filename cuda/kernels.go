@@ -85,12 +85,8 @@ func kernelNames() []string {
 						names = append(names, gpu.StagedKernel(dt, dir == "bwd", N, r))
 					}
 				}
-				for _, e := range gpu.StagedWarpEs() {
-					for _, rw := range gpu.StagedWarpRs() {
-						names = append(names, gpu.StagedWarpKernel(dt, dir == "bwd", e, rw))
-					}
-				}
 			}
+			names = append(names, gpu.StagedWarpKernelNames(dt, dir == "bwd")...)
 			if dir == "fwd" {
 				names = append(names, gpu.OnceGroupKernels(dt)...)
 			}
@@ -1065,20 +1061,16 @@ func (d *Device) makePlan(c *call) (plan, error) {
 				p.grid[0] = int(blocks)
 			}
 		}
-		// Their warp form, a warp a row (gpu.StagedWarpOn; rows of up to
-		// 512 columns), under the same conditions.
-		rw := 0
-		if !d.noStaged && !d.forcesRowsKernel() && !d.strided && !d.stridedBatch && !d.staged {
-			rw = gpu.StagedWarpOn(c.dt, keep)
-		}
-		if d.stagedWarp > 0 && keep == gpu.KeepAll {
-			rw = d.stagedWarp
-		}
-		if e, ok := gpu.StagedWarpShape(n); rw > 0 && ok && aligned(c.bufs, vecBytes) {
+		// Their warp form, a warp a row (gpu.StagedWarpOn: the half types'
+		// rows of a part pack of 65 to 256 columns forward, 512 backward),
+		// under the same conditions.
+		warp := gpu.StagedWarpOn(c.dt, c.bwd, keep, rows, n) && !d.noStaged && !d.forcesRowsKernel() && !d.strided && !d.stridedBatch && !d.staged ||
+			d.stagedWarp && keep == gpu.KeepAll
+		if e, rw, ok := gpu.StagedWarpShape(c.bwd, n); warp && ok && aligned(c.bufs, vecBytes) {
 			blocks := gpu.CeilDiv(rows, gpu.StagedWarpRows(rw))
 			if sk := d.set(c)[gpu.StagedWarpKernel(c.dt, c.bwd, e, rw)]; sk != nil && gpu.StagedThreads <= sk.maxThreads && blocks <= 1<<30 {
 				p.names, p.threads, p.group, p.smem = []string{sk.name}, gpu.StagedThreads, warpSize, gpu.StagedWarpSmem(c.dt, c.bwd, n, rw)
-				p.vec, p.shift = false, false
+				p.vec, p.shift = false, false // it copies the block's rows, not a row's packs
 				p.grid[0] = int(blocks)
 			}
 		}

@@ -258,13 +258,15 @@ SM_STAGED_ALL(f32, float, 3)
 SM_STAGED_ALL(f16, sm_half, 4)
 SM_STAGED_ALL(bf16, sm_bf16, 4)
 // Their warp form (fwd_rows_stagedw, bwd_rows_stagedw:
-// internal/gpu.StagedWarpOn): a warp a row, E = 4, 8 or 16 columns a lane
-// (rows of up to 128, 256 or 512 columns), RW = 2 or 4 rows a warp, so a
-// block of SM_STAGED_THREADS copies 8 or 16 rows through shared memory.
-// Launch bounds from ptxas (sm_90): forward 40 registers at 12 blocks an
-// SM to E = 8 (8-16 bytes spilled in four of them), 48 at 10 for E = 16
-// (24-48 bytes spilled at 12); backward 48 at 10 to E = 8, 64 at 8 for
-// E = 16; no other spills.
+// internal/gpu.StagedWarpOn), for the half types: a warp a row, E = 4, 8
+// or 16 columns a lane (rows of up to 128, 256 or 512 columns), RW rows a
+// warp, so a block of SM_STAGED_THREADS copies 4 * RW rows through shared
+// memory. Only the forms the H100 ran fastest (docs/PERFORMANCE.md GPU
+// entry 117; internal/gpu.StagedWarpShape): forward RW = 4 to E = 8 (at
+// E = 16 the strided kernels were faster), backward RW = 4 at E = 4 and 2
+// above; float32 has none (level or slower everywhere measured). Launch
+// bounds from ptxas (sm_90): forward 40 registers at 12 blocks an SM;
+// backward 48 at 10 to E = 8, 64 at 8 for E = 16.
 #define SM_STAGEDW_FWD(E, RW, BB, S, T)                                                                \
 	extern "C" __global__ void __launch_bounds__(SM_STAGED_THREADS, BB)                                 \
 	    softmax_fwd_stagedw##E##r##RW##_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {        \
@@ -276,11 +278,8 @@ SM_STAGED_ALL(bf16, sm_bf16, 4)
 		bwd_rows_stagedw<T, E, RW>(y, dy, dx, SM_VIEW());                                               \
 	}
 #define SM_STAGEDW_ALL(S, T)                                                                            \
-	SM_STAGEDW_FWD(4, 2, 12, S, T) SM_STAGEDW_FWD(4, 4, 12, S, T) SM_STAGEDW_FWD(8, 2, 12, S, T)       \
-	    SM_STAGEDW_FWD(8, 4, 12, S, T) SM_STAGEDW_BWD(4, 2, 10, S, T) SM_STAGEDW_BWD(4, 4, 10, S, T)   \
-	        SM_STAGEDW_BWD(8, 2, 10, S, T) SM_STAGEDW_BWD(8, 4, 10, S, T) SM_STAGEDW_FWD(16, 2, 10, S, T)    \
-	            SM_STAGEDW_FWD(16, 4, 10, S, T) SM_STAGEDW_BWD(16, 2, 8, S, T) SM_STAGEDW_BWD(16, 4, 8, S, T)
-SM_STAGEDW_ALL(f32, float)
+	SM_STAGEDW_FWD(4, 4, 12, S, T) SM_STAGEDW_FWD(8, 4, 12, S, T) SM_STAGEDW_BWD(4, 4, 10, S, T)       \
+	    SM_STAGEDW_BWD(8, 2, 10, S, T) SM_STAGEDW_BWD(16, 2, 8, S, T)
 SM_STAGEDW_ALL(f16, sm_half)
 SM_STAGEDW_ALL(bf16, sm_bf16)
 #endif

@@ -2033,6 +2033,7 @@ __device__ __forceinline__ void staged_copy(T* const (&dst)[A], const T* const (
 // columns from its first row, count elements in all (fewer rows in the
 // last block). U is the packs a thread copies of each array.
 template <typename T, int ROWS, int N> struct StagedSpan {
+	static constexpr int Rows = ROWS;
 	static constexpr int U = (ROWS * N * (int)sizeof(T) + 16 * SM_STAGED_THREADS - 1) / (16 * SM_STAGED_THREADS);
 	i64 first;
 	int n, count;
@@ -2186,7 +2187,7 @@ __device__ __forceinline__ void bwd_rows_stagedw(const T* y, const T* dy, T* dx,
 	static_assert(E <= 32, "a thread's float32 sum takes at most 32 terms");
 	const typename S::Block b(v);
 	T* sy = reinterpret_cast<T*>(sm_dynamic);
-	T* sg = sy + SM_STAGED_THREADS / SM_WARP * RW * b.n; // on 16 bytes: see StagedWarp
+	T* sg = sy + S::Block::Rows * b.n; // on 16 bytes: see StagedWarp
 	staged_copy<T, S::Block::U, 2, S::C>({sy, sg}, {y + b.first * b.n, dy + b.first * b.n}, b.count);
 	__syncthreads();
 	const RowGroup g(SM_WARP, RowGroup::Shifted{});

@@ -2,7 +2,6 @@ package gpu
 
 import (
 	"os"
-	"slices"
 	"strconv"
 )
 
@@ -10,29 +9,58 @@ import (
 // fwd_rows_stagedw and bwd_rows_stagedw): a block of StagedThreads copies
 // its rows through shared memory in 16-byte packs as the staged kernels
 // do, and each warp then takes RW of them, a row at a time, E columns a
-// lane (column i x 32 + lane). For rows too long for a thread whose starts
-// fall between packs: every load and store to memory is a whole pack.
-// Unmasked, non-causal rows; the buffers must start on 16 bytes.
+// lane (column i x 32 + lane). For the half types' rows too long for a
+// thread whose starts fall between packs: every load and store to memory
+// is a whole pack. Unmasked, non-causal rows; the buffers must start on 16
+// bytes.
 
-// stagedWarpEs are the columns a lane of the warp form's kernels: rows of
-// up to 32 x E columns.
-var stagedWarpEs = [...]int{4, 8, 16}
+// stagedWarpForm is one warp-form kernel: e columns a lane (rows of up to
+// 32 x e columns), rw rows a warp.
+type stagedWarpForm struct{ e, rw int }
 
-// stagedWarpRs are the rows a warp of the warp form's kernels. A block's
-// rows (StagedThreads/32 x RW) times the type's size must be a multiple of
-// 16 bytes whatever the row's length, so that every block's rows start on
-// a pack: RW >= 2 for the half types.
-var stagedWarpRs = [...]int{2, 4}
+// stagedWarpForms are the kernels built, the form the H100 ran fastest
+// for each E (docs/PERFORMANCE.md GPU entry 117, two rounds): forward at 4
+// rows a warp (1.02-1.25x the plan at 77-250 columns; at 2 rows, 0.96-1.16x),
+// none past 256 columns (0.90-0.92x at 300, where the strided kernels
+// lead); backward at 4 rows a warp to 128 columns (1.09-1.22x; at 2 rows
+// 1.05-1.09x), at 2 above (1.08-1.18x at 150-300; at 4 rows 0.90-1.07x).
+// A block's rows (StagedThreads/32 x rw) times 2 bytes must be a multiple
+// of 16 whatever the row's length, so that every block's rows start on a
+// pack: rw >= 2.
+var stagedWarpForms = [2][]stagedWarpForm{
+	{{4, 4}, {8, 4}},          // forward
+	{{4, 4}, {8, 2}, {16, 2}}, // backward
+}
 
-// StagedWarpEs lists the warp form's columns a lane.
-func StagedWarpEs() []int { return stagedWarpEs[:] }
+// StagedWarpKernels says whether t has warp-form kernels: the half types
+// (float32's ran level or slower than its plan on every row measured).
+func StagedWarpKernels(t Dtype) bool { return t == Float16 || t == BFloat16 }
 
-// StagedWarpRs lists the warp form's rows a warp.
-func StagedWarpRs() []int { return stagedWarpRs[:] }
+// StagedWarpShape is the warp form's kernel for rows of n columns: the
+// fewest columns a lane e that covers the row, and its rows a warp rw.
+// ok is false past the direction's longest row (forward 256 columns,
+// backward 512).
+func StagedWarpShape(bwd bool, n int64) (e, rw int, ok bool) {
+	for _, f := range stagedWarpForms[b2i(bwd)] {
+		if n >= 1 && n <= int64(32*f.e) {
+			return f.e, f.rw, true
+		}
+	}
+	return 0, 0, false
+}
 
-// StagedWarpShape is the warp form's E for rows of n columns: the least of
-// StagedWarpEs with n <= 32 x E. ok is false past the largest.
-func StagedWarpShape(n int64) (e int, ok bool) { return leastFit(stagedWarpEs[:], 32, n) }
+// StagedWarpKernelNames lists t's warp-form kernels of one direction
+// (none for types without them).
+func StagedWarpKernelNames(t Dtype, bwd bool) []string {
+	if !StagedWarpKernels(t) {
+		return nil
+	}
+	var names []string
+	for _, f := range stagedWarpForms[b2i(bwd)] {
+		names = append(names, StagedWarpKernel(t, bwd, f.e, f.rw))
+	}
+	return names
+}
 
 // StagedWarpKernel names t's warp-form kernel of e columns a lane and rw
 // rows a warp.
@@ -47,33 +75,45 @@ func StagedWarpRows(rw int) int64 { return int64(StagedThreads / 32 * rw) }
 // rows of n columns of t at rw rows a warp: its rows, of y and dy
 // backward.
 func StagedWarpSmem(t Dtype, bwd bool, n int64, rw int) int {
-	arrays := int64(1)
-	if bwd {
-		arrays = 2
-	}
-	return int(StagedWarpRows(rw) * n * int64(t.Size()) * arrays)
+	return int(StagedWarpRows(rw) * n * int64(t.Size()) * int64(1+b2i(bwd)))
 }
 
-// StagedWarpOn gives the rows a warp of the warp form the plan takes for
-// calls of t, 0 for none (the caller checks StagedWarpShape
-// and the buffers' alignment). No rule yet: only SOFTMAX_STAGEDW=2 or 4
-// takes them, at that many rows a warp, for every unmasked, non-causal
-// call of float32 or the half types they fit (a tuning knob for
+// StagedWarpMinRows is the fewest rows the rule gives the warp form: the
+// fewest it was measured on (32768x300).
+const StagedWarpMinRows = 1 << 15
+
+// StagedWarpOn says whether tier 1 takes the warp form for calls of rows
+// x n of t (the caller checks StagedWarpShape and the buffers'
+// alignment): unmasked, non-causal rows of the half types of a part pack
+// (n not a multiple of 8) past the staged kernels' 64 columns, from
+// StagedWarpMinRows rows. On the H100, against the plan (entry 117, two
+// rounds of 65536-262144 rows): forward 1.02-1.04x at 77 columns,
+// 1.06-1.10x at 100, 150 and 250, 1.20-1.25x at 197 (131072x197 56.2 ->
+// 45.1 us); backward 1.08-1.22x at 77-300 (131072x197 64.6 -> 55.5 us).
+// Rows of whole packs keep their kernels (forward 0.87-1.00x at 128; the
+// backward's 1.09-1.14x at 262144x128 is not taken: the benchmark's
+// 65536x128 and 32768x512 were not measured on it), and so do rows of at
+// most 64 columns (0.48-0.89x against the staged kernels).
+//
+// SOFTMAX_STAGEDW=1 takes the warp form for every unmasked, non-causal
+// call of the half types it fits, =0 for none (tuning knobs for
 // benchmarks, read once at start).
-func StagedWarpOn(t Dtype, keep Keep) int {
-	if keep != KeepAll || !StagedKernels(t) {
-		return 0
+func StagedWarpOn(t Dtype, bwd bool, keep Keep, rows, n int64) bool {
+	if stagedWarpSetting == "0" || keep != KeepAll || !StagedWarpKernels(t) {
+		return false
 	}
-	return stagedWarpSetting
+	if stagedWarpSetting == "1" {
+		return true
+	}
+	return n > int64(stagedNs[len(stagedNs)-1]) && n%int64(16/t.Size()) != 0 && rows >= StagedWarpMinRows
 }
 
-// stagedWarpSetting is SOFTMAX_STAGEDW's rows a warp, parsed once (the plan
-// asks on every launch); 0 where it names none of stagedWarpRs.
-var stagedWarpSetting = stagedWarpKnob(os.Getenv("SOFTMAX_STAGEDW"))
+var stagedWarpSetting = os.Getenv("SOFTMAX_STAGEDW")
 
-func stagedWarpKnob(s string) int {
-	if rw, err := strconv.Atoi(s); err == nil && slices.Contains(stagedWarpRs[:], rw) {
-		return rw
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
 	}
 	return 0
 }

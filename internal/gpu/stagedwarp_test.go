@@ -1,72 +1,99 @@
 package gpu
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestStagedWarpShape checks the warp form's layout against its
 // definition, written out case by case: the fewest columns a lane that a
-// warp covers the row with, a block's rows, its shared memory, and that
-// every block's rows start on 16 bytes whatever the row's length.
+// warp covers the row with, at the rows a warp of the form kept for it,
+// a block's rows, its shared memory, and that every block's rows start on
+// 16 bytes whatever the row's length.
 func TestStagedWarpShape(t *testing.T) {
 	for _, c := range []struct {
-		n  int64
-		e  int
-		ok bool
+		bwd   bool
+		n     int64
+		e, rw int
+		ok    bool
 	}{
-		{0, 0, false},
-		{1, 4, true},
-		{65, 4, true},
-		{128, 4, true},
-		{129, 8, true},
-		{197, 8, true},
-		{256, 8, true},
-		{257, 16, true},
-		{512, 16, true},
-		{513, 0, false},
+		{false, 0, 0, 0, false},
+		{false, 1, 4, 4, true},
+		{false, 128, 4, 4, true},
+		{false, 129, 8, 4, true},
+		{false, 256, 8, 4, true},
+		{false, 257, 0, 0, false},
+		{true, 0, 0, 0, false},
+		{true, 65, 4, 4, true},
+		{true, 128, 4, 4, true},
+		{true, 129, 8, 2, true},
+		{true, 197, 8, 2, true},
+		{true, 257, 16, 2, true},
+		{true, 512, 16, 2, true},
+		{true, 513, 0, 0, false},
 	} {
-		if e, ok := StagedWarpShape(c.n); e != c.e || ok != c.ok {
-			t.Errorf("StagedWarpShape(%d) = %d, %v; want %d, %v", c.n, e, ok, c.e, c.ok)
+		if e, rw, ok := StagedWarpShape(c.bwd, c.n); e != c.e || rw != c.rw || ok != c.ok {
+			t.Errorf("StagedWarpShape(%v, %d) = %d, %d, %v; want %d, %d, %v", c.bwd, c.n, e, rw, ok, c.e, c.rw, c.ok)
 		}
 	}
-	if got, want := StagedWarpKernel(BFloat16, true, 8, 4), "softmax_bwd_stagedw8r4_bf16"; got != want {
+	if got, want := StagedWarpKernel(BFloat16, true, 8, 2), "softmax_bwd_stagedw8r2_bf16"; got != want {
 		t.Errorf("StagedWarpKernel = %s, want %s", got, want)
 	}
-	if got, want := StagedWarpSmem(Float16, false, 197, 2), 8*197*2; got != want {
-		t.Errorf("StagedWarpSmem(float16, 197, 2) = %d, want %d", got, want)
+	want := []string{"softmax_bwd_stagedw4r4_f16", "softmax_bwd_stagedw8r2_f16", "softmax_bwd_stagedw16r2_f16"}
+	if got := StagedWarpKernelNames(Float16, true); !slices.Equal(got, want) {
+		t.Errorf("StagedWarpKernelNames(float16, backward) = %v, want %v", got, want)
 	}
-	if got, want := StagedWarpSmem(Float32, true, 77, 4), 16*77*4*2; got != want {
-		t.Errorf("StagedWarpSmem(float32 backward, 77, 4) = %d, want %d", got, want)
+	if got := StagedWarpKernelNames(Float32, false); got != nil {
+		t.Errorf("StagedWarpKernelNames(float32) = %v, want none", got)
 	}
-	for _, dt := range []Dtype{Float32, Float16, BFloat16} {
-		for _, rw := range StagedWarpRs() {
-			if b := StagedWarpRows(rw) * int64(dt.Size()); b%16 != 0 {
-				t.Errorf("%v at %d rows a warp: a block's rows take %d bytes a column, not a multiple of 16", dt, rw, b)
+	if got, want := StagedWarpSmem(Float16, false, 197, 4), 16*197*2; got != want {
+		t.Errorf("StagedWarpSmem(float16, 197, 4) = %d, want %d", got, want)
+	}
+	if got, want := StagedWarpSmem(BFloat16, true, 300, 2), 8*300*2*2; got != want {
+		t.Errorf("StagedWarpSmem(bfloat16 backward, 300, 2) = %d, want %d", got, want)
+	}
+	for _, forms := range stagedWarpForms {
+		for _, f := range forms {
+			if b := StagedWarpRows(f.rw) * 2; b%16 != 0 {
+				t.Errorf("%d rows a warp: a block's half rows take %d bytes a column, not a multiple of 16", f.rw, b)
 			}
 		}
 	}
 }
 
-// TestStagedWarpOn checks the knob: SOFTMAX_STAGEDW=2 or 4 gives every
-// unmasked call of float32 or the half types that many rows a warp; other
-// values, masked calls and float64 none.
+// TestStagedWarpOn checks the rule and its knob, case by case:
+// SOFTMAX_STAGEDW unset, the half types' unmasked rows of a part pack of
+// more than 64 columns from StagedWarpMinRows rows; =1 every unmasked call
+// of the half types; =0 none.
 func TestStagedWarpOn(t *testing.T) {
 	saved := stagedWarpSetting
 	defer func() { stagedWarpSetting = saved }()
 	for _, c := range []struct {
 		setting string
 		dt      Dtype
+		bwd     bool
 		keep    Keep
-		want    int
+		rows, n int64
+		want    bool
 	}{
-		{"", Float16, KeepAll, 0},
-		{"2", Float16, KeepAll, 2},
-		{"4", Float32, KeepAll, 4},
-		{"3", Float32, KeepAll, 0},
-		{"4", Float64, KeepAll, 0},
-		{"2", BFloat16, KeepMask, 0},
+		{"", Float16, false, KeepAll, 131072, 197, true},
+		{"", BFloat16, true, KeepAll, 32768, 300, true},
+		{"", BFloat16, true, KeepAll, 32767, 300, false},
+		{"", Float16, true, KeepAll, 65536, 65, true},
+		{"", Float16, true, KeepAll, 65536, 64, false},
+		{"", Float16, true, KeepAll, 65536, 128, false},
+		{"", Float16, false, KeepMask, 131072, 197, false},
+		{"", Float16, false, KeepCausal, 131072, 197, false},
+		{"", Float32, false, KeepAll, 131072, 197, false},
+		{"1", Float16, true, KeepAll, 8, 128, true},
+		{"1", Float32, true, KeepAll, 131072, 197, false},
+		{"1", BFloat16, false, KeepMask, 131072, 197, false},
+		{"0", Float16, false, KeepAll, 131072, 197, false},
 	} {
-		stagedWarpSetting = stagedWarpKnob(c.setting)
-		if got := StagedWarpOn(c.dt, c.keep); got != c.want {
-			t.Errorf("SOFTMAX_STAGEDW=%q: StagedWarpOn(%v, %v) = %d, want %d", c.setting, c.dt, c.keep, got, c.want)
+		stagedWarpSetting = c.setting
+		if got := StagedWarpOn(c.dt, c.bwd, c.keep, c.rows, c.n); got != c.want {
+			t.Errorf("SOFTMAX_STAGEDW=%q: StagedWarpOn(%v, bwd %v, %v, %d, %d) = %v, want %v",
+				c.setting, c.dt, c.bwd, c.keep, c.rows, c.n, got, c.want)
 		}
 	}
 }
