@@ -9,7 +9,9 @@
 #      and fewer rows too), on entry 117's shapes, the benchmark's
 #      65536x128 and 32768x512, and 262144x256, 16384x197, 8192x100; then
 #      PyTorch on the same shapes.
-#   3. The short suite with what is left of the call (SUITE_END).
+#   3. On an H200 (PUBLISH=0: not), the published run's benchmark and
+#      PyTorch's (scripts/h200-run.sh's steps).
+#   4. The short suite with what is left of the call (SUITE_END).
 # Everything goes into $OUT/s77.tgz.
 set -u
 cd "$(dirname "$0")/../../.."
@@ -37,6 +39,17 @@ done
 timeout 90 python3 bench/torch_bench.py --shapes $shapes --ops $ops --dtypes float16,bfloat16 --out "$work/torch.json" >"$work/torch.log" 2>&1
 echo "torch rc=$?" | tee -a "$work/gpu.txt"
 pack
+# On an H200, the published run (scripts/h200-run.sh's benchmark steps):
+# the benchmark's kernels are 4acc7c6's, but this is the final commit's.
+if [[ $gpu == *H200* ]] && [ "${PUBLISH:-1}" = 1 ]; then
+  nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.sm --format=csv >"$work/pub-smi.txt" 2>&1
+  timeout 240 bin/softmax-bench -commit "$commit" -out "$work/pub-ours.json" >"$work/pub-ours.log" 2>&1
+  echo "pub ours rc=$?" | tee -a "$work/gpu.txt"
+  pack
+  timeout 200 python3 bench/torch_bench.py --out "$work/pub-torch.json" >"$work/pub-torch.log" 2>&1
+  echo "pub torch rc=$?" | tee -a "$work/gpu.txt"
+  pack
+fi
 left=$((${SUITE_END:-560} - SECONDS)) # SUITE_END: when the call must end, in seconds from its start
 if [ $left -gt 60 ]; then
   (cd cuda && GPU_TEST_SHORT=1 GPU_TEST_TIMEOUT=$left GPU_TEST_MEMCHECK=0 GPU_TEST_RACECHECK=0 \
