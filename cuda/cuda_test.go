@@ -1580,8 +1580,10 @@ func TestGPUStagedWarp(t *testing.T) {
 	if tierKnobsSet() {
 		return // the knobs replace the rule
 	}
-	// The rule: the half types' rows of a part pack past 64 columns (to 256
-	// forward, 512 backward), from gpu.StagedWarpMinRows rows.
+	// The rule (gpu.StagedWarpOn): the half types' rows past 64 columns,
+	// of a part pack forward (to 256 columns) from gpu.StagedWarpMinRows
+	// rows and backward (to 512) from gpu.StagedWarpBwdMinRows, of whole
+	// packs backward to 256 columns from gpu.StagedWarpWholeMinRows.
 	for _, c := range []struct {
 		dt   Dtype
 		rows int
@@ -1593,9 +1595,15 @@ func TestGPUStagedWarp(t *testing.T) {
 		{BFloat16, 65536, 197, true, "softmax_bwd_stagedw8r2_bf16"},
 		{Float16, 65536, 77, true, "softmax_bwd_stagedw4r4_f16"},
 		{BFloat16, 32768, 300, true, "softmax_bwd_stagedw16r2_bf16"},
+		{Float16, 16384, 197, true, "softmax_bwd_stagedw8r2_f16"},
+		{Float16, 262144, 128, true, "softmax_bwd_stagedw4r4_f16"},
+		{BFloat16, 262144, 256, true, "softmax_bwd_stagedw8r2_bf16"},
 		{BFloat16, 32768, 300, false, ""}, // forward past 256 columns
-		{Float16, 262144, 128, true, ""},  // whole packs
-		{Float16, 16384, 197, false, ""},  // too few rows
+		{Float16, 262144, 128, false, ""}, // whole packs forward
+		{Float16, 65536, 128, true, ""},   // whole packs, too few rows
+		{Float16, 262144, 512, true, ""},  // whole packs past 256 columns
+		{Float16, 16384, 197, false, ""},  // too few rows forward
+		{Float16, 8192, 197, true, ""},    // too few rows backward
 		{Float16, 262144, 63, false, ""},  // the staged kernels' rows
 		{Float32, 131072, 197, false, ""}, // no float32 kernels
 	} {

@@ -1062,8 +1062,9 @@ func (d *Device) makePlan(c *call) (plan, error) {
 			}
 		}
 		// Their warp form, a warp a row (gpu.StagedWarpOn: the half types'
-		// rows of a part pack of 65 to 256 columns forward, 512 backward),
-		// under the same conditions.
+		// rows past 64 columns, to 256 forward and 512 backward, of a part
+		// pack or, backward, many rows of whole packs), under the same
+		// conditions.
 		warp := gpu.StagedWarpOn(c.dt, c.bwd, keep, rows, n) && !d.noStaged && !d.forcesRowsKernel() && !d.strided && !d.stridedBatch && !d.staged ||
 			d.stagedWarp && keep == gpu.KeepAll
 		if e, rw, ok := gpu.StagedWarpShape(c.bwd, n); warp && ok && aligned(c.bufs, vecBytes) {

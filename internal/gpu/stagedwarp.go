@@ -78,26 +78,36 @@ func StagedWarpSmem(t Dtype, bwd bool, n int64, rw int) int {
 	return int(StagedWarpRows(rw) * n * int64(t.Size()) * int64(1+b2i(bwd)))
 }
 
-// StagedWarpMinRows is the fewest rows the rule gives the warp form: the
-// fewest it was measured on (32768x300).
-const StagedWarpMinRows = 1 << 15
+// The rows the rule gives the warp form (StagedWarpOn): the fewest it
+// was measured to gain from.
+const (
+	StagedWarpMinRows      = 1 << 15 // the forward's part-pack rows (32768x300)
+	StagedWarpBwdMinRows   = 1 << 14 // the backward's part-pack rows (16384x197)
+	StagedWarpWholeMinRows = 1 << 18 // the backward's whole-pack rows (262144x128, x256)
+	StagedWarpWholeMaxN    = 256     // ... of at most this many columns
+)
 
 // StagedWarpOn says whether tier 1 takes the warp form for calls of rows
 // x n of t (the caller checks StagedWarpShape and the buffers'
-// alignment): unmasked, non-causal rows of the half types of a part pack
-// (n not a multiple of 8) past the staged kernels' 64 columns, from
-// StagedWarpMinRows rows. On the H100, against the plan (entry 117, two
-// rounds of 65536-262144 rows): forward 1.02-1.04x at 77 columns,
-// 1.06-1.10x at 100, 150 and 250, 1.20-1.25x at 197 (131072x197 56.2 ->
-// 45.1 us); backward 1.08-1.22x at 77-300 (131072x197 64.6 -> 55.5 us).
-// Rows of whole packs keep their kernels (forward 0.87-1.00x at 128; the
-// backward's 1.09-1.14x at 262144x128 is not taken: the benchmark's
-// 65536x128 and 32768x512 were not measured on it), and so do rows of at
-// most 64 columns (0.48-0.89x against the staged kernels).
+// alignment): unmasked, non-causal rows of the half types past the staged
+// kernels' 64 columns, where the H100 ran it faster than the plan
+// (docs/PERFORMANCE.md GPU entries 117-119):
+//   - rows of a part pack (n not a multiple of 8), forward from
+//     StagedWarpMinRows rows: 1.02-1.04x at 77 columns, 1.05-1.10x at 100,
+//     150 and 250, 1.20-1.25x at 197 (131072x197 56.2 -> 45.1 us); at
+//     16384x197 0.92x;
+//   - rows of a part pack, backward from StagedWarpBwdMinRows rows:
+//     1.08-1.22x at 77-300 columns (131072x197 64.6 -> 55.5 us; 16384x197
+//     1.08-1.11x);
+//   - rows of whole packs, backward only, of at most StagedWarpWholeMaxN
+//     columns from StagedWarpWholeMinRows rows: 1.07-1.12x at 262144x128
+//     and 262144x256; level at 65536x128 and 32768x512. Whole packs
+//     forward stay on their kernels (0.87-1.07x).
 //
-// SOFTMAX_STAGEDW=1 takes the warp form for every unmasked, non-causal
-// call of the half types it fits, =0 for none (tuning knobs for
-// benchmarks, read once at start).
+// Rows of at most 64 columns keep the staged kernels (0.48-0.89x against
+// them). SOFTMAX_STAGEDW=1 takes the warp form for every unmasked,
+// non-causal call of the half types it fits, =0 for none (tuning knobs
+// for benchmarks, read once at start).
 func StagedWarpOn(t Dtype, bwd bool, keep Keep, rows, n int64) bool {
 	if stagedWarpSetting == "0" || keep != KeepAll || !StagedWarpKernels(t) {
 		return false
@@ -105,7 +115,17 @@ func StagedWarpOn(t Dtype, bwd bool, keep Keep, rows, n int64) bool {
 	if stagedWarpSetting == "1" {
 		return true
 	}
-	return n > int64(stagedNs[len(stagedNs)-1]) && n%int64(16/t.Size()) != 0 && rows >= StagedWarpMinRows
+	if n <= int64(stagedNs[len(stagedNs)-1]) {
+		return false
+	}
+	switch part := n%int64(16/t.Size()) != 0; {
+	case !bwd:
+		return part && rows >= StagedWarpMinRows
+	case part:
+		return rows >= StagedWarpBwdMinRows
+	default:
+		return n <= StagedWarpWholeMaxN && rows >= StagedWarpWholeMinRows
+	}
 }
 
 var stagedWarpSetting = os.Getenv("SOFTMAX_STAGEDW")

@@ -62,9 +62,11 @@ func TestStagedWarpShape(t *testing.T) {
 }
 
 // TestStagedWarpOn checks the rule and its knob, case by case:
-// SOFTMAX_STAGEDW unset, the half types' unmasked rows of a part pack of
-// more than 64 columns from StagedWarpMinRows rows; =1 every unmasked call
-// of the half types; =0 none.
+// SOFTMAX_STAGEDW unset, the half types' unmasked rows past 64 columns of
+// a part pack (forward from StagedWarpMinRows rows, backward from
+// StagedWarpBwdMinRows) and of whole packs backward to
+// StagedWarpWholeMaxN columns from StagedWarpWholeMinRows; =1 every
+// unmasked call of the half types; =0 none.
 func TestStagedWarpOn(t *testing.T) {
 	saved := stagedWarpSetting
 	defer func() { stagedWarpSetting = saved }()
@@ -77,18 +79,28 @@ func TestStagedWarpOn(t *testing.T) {
 		want    bool
 	}{
 		{"", Float16, false, KeepAll, 131072, 197, true},
-		{"", BFloat16, true, KeepAll, 32768, 300, true},
-		{"", BFloat16, true, KeepAll, 32767, 300, false},
+		{"", Float16, false, KeepAll, 32768, 197, true},
+		{"", Float16, false, KeepAll, 32767, 197, false},
+		{"", BFloat16, true, KeepAll, 16384, 300, true},
+		{"", BFloat16, true, KeepAll, 16383, 300, false},
 		{"", Float16, true, KeepAll, 65536, 65, true},
 		{"", Float16, true, KeepAll, 65536, 64, false},
-		{"", Float16, true, KeepAll, 65536, 128, false},
+		{"", Float16, true, KeepAll, 1 << 20, 63, false},
+		{"", Float16, true, KeepAll, 262144, 128, true},
+		{"", Float16, true, KeepAll, 262144, 256, true},
+		{"", Float16, true, KeepAll, 262144, 72, true},
+		{"", Float16, true, KeepAll, 262143, 128, false},
+		{"", Float16, true, KeepAll, 262144, 264, false},
+		{"", Float16, false, KeepAll, 1 << 20, 128, false},
 		{"", Float16, false, KeepMask, 131072, 197, false},
 		{"", Float16, false, KeepCausal, 131072, 197, false},
 		{"", Float32, false, KeepAll, 131072, 197, false},
+		{"", Float64, true, KeepAll, 131072, 197, false},
 		{"1", Float16, true, KeepAll, 8, 128, true},
 		{"1", Float32, true, KeepAll, 131072, 197, false},
 		{"1", BFloat16, false, KeepMask, 131072, 197, false},
 		{"0", Float16, false, KeepAll, 131072, 197, false},
+		{"0", Float16, true, KeepAll, 262144, 128, false},
 	} {
 		stagedWarpSetting = c.setting
 		if got := StagedWarpOn(c.dt, c.bwd, c.keep, c.rows, c.n); got != c.want {
