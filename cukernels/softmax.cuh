@@ -2145,33 +2145,42 @@ template <typename T, int E, int RW> struct StagedWarp {
 	static __device__ __forceinline__ int at(const Block& b, int w, int r) { return (w * RW + r) * b.n; }
 };
 
+// stagedw_fwd_group works the forward of a staged group of rows in shared
+// memory (s, count elements of rows of v.n columns), in place: each warp
+// its RW rows, a row at a time, E columns a lane; arithmetic as
+// fwd_rows_strided's (fwd_vals, then row_exact_fwd over the row).
+template <typename T, int E, int RW> __device__ __forceinline__ void stagedw_fwd_group(T* s, int count, const View& v) {
+	typedef typename Num<T>::acc A;
+	const int n = (int)v.n;
+	const RowGroup g(SM_WARP, RowGroup::Shifted{});
+#pragma unroll 1
+	for (int r = 0; r < RW; ++r) {
+		const int at = (g.off * RW + r) * n;
+		if (at >= count) break; // the warp's rows are its own: no reduction waits on it
+		T* row = s + at;
+		T* l = row + g.lane;
+		A val[E];
+#pragma unroll
+		for (int i = 0; i < E; ++i) val[i] = i * SM_WARP + g.lane < n ? Num<T>::in(l[i * SM_WARP]) : -sm_inf<A>();
+		const bool exact = fwd_vals<T, E, true>(v, true, g, val);
+		if (!exact)
+#pragma unroll
+			for (int i = 0; i < E; ++i)
+				if (i * SM_WARP + g.lane < n) l[i * SM_WARP] = Num<T>::out(val[i]);
+		if (exact) row_exact_fwd<T>(row, row, v, 0, true, g); // the row's every lane
+	}
+}
+
 // fwd_rows_stagedw: arithmetic as fwd_rows_strided's (fwd_vals, then
 // row_exact_fwd over the row in shared memory, in place, as
 // fwd_rows_staged's).
 template <typename T, int E, int RW> __device__ __forceinline__ void fwd_rows_stagedw(const T* x, T* y, const View& v) {
-	typedef typename Num<T>::acc A;
 	typedef StagedWarp<T, E, RW> S;
 	const typename S::Block b(v);
 	T* s = reinterpret_cast<T*>(sm_dynamic);
 	staged_copy<T, S::Block::U, 1, S::C>({s}, {x + b.first * b.n}, b.count);
 	__syncthreads();
-	const RowGroup g(SM_WARP, RowGroup::Shifted{});
-#pragma unroll 1
-	for (int r = 0; r < RW; ++r) {
-		const int at = S::at(b, g.off, r);
-		if (at >= b.count) break; // the warp's rows are its own: no reduction waits on it
-		T* row = s + at;
-		T* l = row + g.lane;
-		A val[E];
-#pragma unroll
-		for (int i = 0; i < E; ++i) val[i] = i * SM_WARP + g.lane < b.n ? Num<T>::in(l[i * SM_WARP]) : -sm_inf<A>();
-		const bool exact = fwd_vals<T, E, true>(v, true, g, val);
-		if (!exact)
-#pragma unroll
-			for (int i = 0; i < E; ++i)
-				if (i * SM_WARP + g.lane < b.n) l[i * SM_WARP] = Num<T>::out(val[i]);
-		if (exact) row_exact_fwd<T>(row, row, v, 0, true, g); // the row's every lane
-	}
+	stagedw_fwd_group<T, E, RW>(s, b.count, v);
 	__syncthreads();
 	staged_copy<T, S::Block::U, 1, S::C>({y + b.first * b.n}, {s}, b.count);
 }
@@ -2184,7 +2193,6 @@ template <typename T, int E, int RW> __device__ __forceinline__ void fwd_rows_st
 // blocks wait on their copy, then on their arithmetic). Arithmetic and
 // stores as fwd_rows_stagedw's; the groups are disjoint, so y may be x.
 template <typename T, int E, int RW> __device__ __forceinline__ void fwd_rows_stagedwp(const T* x, T* y, const View& v) {
-	typedef typename Num<T>::acc A;
 	typedef StagedWarp<T, E, RW> S;
 	constexpr int ROWS = S::Block::Rows;
 	constexpr int P = 16 / (int)sizeof(T);
@@ -2210,7 +2218,6 @@ template <typename T, int E, int RW> __device__ __forceinline__ void fwd_rows_st
 	i64 g = blockIdx.x;
 	if (g >= groups) return;
 	fetch(g, buf0);
-	const RowGroup gr(SM_WARP, RowGroup::Shifted{});
 #pragma unroll 1
 	for (int cur = 0; g < groups; g += gridDim.x, cur ^= 1) {
 		T* const s = cur ? buf1 : buf0;
@@ -2221,22 +2228,7 @@ template <typename T, int E, int RW> __device__ __forceinline__ void fwd_rows_st
 		sm_async_wait_prior();
 		__syncthreads();
 		const int c = count(g);
-#pragma unroll 1
-		for (int r = 0; r < RW; ++r) {
-			const int at = (gr.off * RW + r) * n;
-			if (at >= c) break; // the warp's rows are its own: no reduction waits on it
-			T* row = s + at;
-			T* l = row + gr.lane;
-			A val[E];
-#pragma unroll
-			for (int i = 0; i < E; ++i) val[i] = i * SM_WARP + gr.lane < n ? Num<T>::in(l[i * SM_WARP]) : -sm_inf<A>();
-			const bool exact = fwd_vals<T, E, true>(v, true, gr, val);
-			if (!exact)
-#pragma unroll
-				for (int i = 0; i < E; ++i)
-					if (i * SM_WARP + gr.lane < n) l[i * SM_WARP] = Num<T>::out(val[i]);
-			if (exact) row_exact_fwd<T>(row, row, v, 0, true, gr); // the row's every lane
-		}
+		stagedw_fwd_group<T, E, RW>(s, c, v);
 		__syncthreads();
 		staged_copy<T, S::Block::U, 1, S::C>({y + g * ROWS * v.n}, {s}, c);
 		__syncthreads(); // s is the next group's but one: its copy-out is read before it is refilled
