@@ -1521,7 +1521,7 @@ func TestGPUStaged(t *testing.T) {
 func TestGPUStagedWarp(t *testing.T) {
 	d := device(t)
 	rng := rand.New(rand.NewPCG(65, 65))
-	defer func() { d.stagedWarp, d.stagedwp, d.pipeBlocks = false, false, 0 }()
+	defer func() { d.stagedWarp = false }()
 	d.stagedWarp = true
 	lengths := []int{1, 5, 8, 31, 33, 64, 65, 77, 100, 127, 128, 129, 150, 197, 200, 224, 255, 256, 257, 300, 385, 511, 512}
 	for _, dt := range []Dtype{Float16, BFloat16} {
@@ -1554,36 +1554,6 @@ func TestGPUStagedWarp(t *testing.T) {
 			stagedInPlace(t, d, dt, bwdVariantProblem(rng, 301, n, 1), kernel)
 		}
 	}
-	// The forward's pipelined kernel (gpu.StagedWarpPipeKernel), three
-	// blocks walking every call's groups of rows (Device.pipeBlocks), so
-	// each block refills both buffers many times.
-	d.stagedwp, d.pipeBlocks = true, 3
-	for _, dt := range []Dtype{Float16, BFloat16} {
-		for i, n := range []int{1, 8, 33, 65, 77, 128, 129, 197, 250, 256} {
-			rows := []int{5, 16, 17, 33, 300, 1001}[i%6]
-			e, rw, _ := gpu.StagedWarpShape(false, int64(n))
-			want := gpu.StagedWarpPipeKernel(dt, e, rw)
-			if p := planWith(t, d, dt, []int{rows, n}, layout.Params{Axis: -1, Scale: 1}, false, TierRows); p.names[0] != want || p.grid[0] > 3 {
-				t.Errorf("%v %dx%d: kernel %s on %d blocks, want %s on at most 3", dt, rows, n, p.names[0], p.grid[0], want)
-			}
-			for variant := range bwdVariants {
-				if testing.Short() && (i+variant)%2 != 0 {
-					continue
-				}
-				if msg := check(t, d, bwdVariantProblem(rng, rows, n, variant), dt, TierRows, 0); msg != "" {
-					t.Errorf("pipelined: %s", msg)
-				}
-			}
-		}
-		stagedInPlace(t, d, dt, bwdVariantProblem(rng, 1001, 197, 1), func(bwd bool) string {
-			e, rw, _ := gpu.StagedWarpShape(bwd, 197)
-			if bwd {
-				return gpu.StagedWarpKernel(dt, bwd, e, rw)
-			}
-			return gpu.StagedWarpPipeKernel(dt, e, rw)
-		})
-	}
-	d.stagedwp, d.pipeBlocks = false, 0
 	// float32, masked or causal rows, rows past its longest and buffers
 	// off 16 bytes keep other kernels.
 	for _, c := range []struct {
@@ -1974,7 +1944,7 @@ func TestGPUShifted(t *testing.T) {
 // grid, or tier 8's, is set, so that the tests checking plans against the
 // rules skip.
 func tierKnobsSet() bool {
-	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_ROWS_BLOCK", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_LSTREAM_PACKS", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_CGRID_LOG", "SOFTMAX_WIDE", "SOFTMAX_ONCE", "SOFTMAX_ONCE_GROUPS", "SOFTMAX_SHIFT", "SOFTMAX_CGRID_SHIFT", "SOFTMAX_STRIDED", "SOFTMAX_STRIDED_BATCH", "SOFTMAX_STAGED", "SOFTMAX_STAGED_ROWS", "SOFTMAX_STAGEDW", "SOFTMAX_STAGEDWP"} {
+	for _, k := range []string{"SOFTMAX_PACKED", "SOFTMAX_ROWS_K", "SOFTMAX_ROWS_BLOCK", "SOFTMAX_PIPE", "SOFTMAX_PIPE_BLOCKS", "SOFTMAX_LSTREAM", "SOFTMAX_LSTREAM_PACKS", "SOFTMAX_CGRID_BLOCKS", "SOFTMAX_CGRID_LOG", "SOFTMAX_WIDE", "SOFTMAX_ONCE", "SOFTMAX_ONCE_GROUPS", "SOFTMAX_SHIFT", "SOFTMAX_CGRID_SHIFT", "SOFTMAX_STRIDED", "SOFTMAX_STRIDED_BATCH", "SOFTMAX_STAGED", "SOFTMAX_STAGED_ROWS", "SOFTMAX_STAGEDW"} {
 		if os.Getenv(k) != "" {
 			return true
 		}

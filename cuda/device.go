@@ -112,7 +112,6 @@ type Device struct {
 	noStaged     bool               // tests: tier 1 without the staged rule (gpu.StagedOn), as before it
 	stagedRows   int                // tests: the staged kernels' rows a thread (0: gpu.StagedRows)
 	stagedWarp   bool               // tests: the staged kernels' warp form wherever it can run (gpu.StagedWarpShape), not only where gpu.StagedWarpOn says
-	stagedwp     bool               // tests: the warp form's forward on its pipelined kernel (gpu.StagedWarpPipeKernel) wherever gpu.StagedWarpPipeOn does not say so
 	once         bool               // tests: tier 1's one-row kernel wherever it can run
 	shift        bool               // tests: tier 1's shifted kernels wherever they fit
 	pipe         bool               // tests: tier 1's pipelined kernels wherever they can run

@@ -88,9 +88,6 @@ func kernelNames() []string {
 			}
 			names = append(names, gpu.StagedWarpKernelNames(dt, dir == "bwd")...)
 			if dir == "fwd" {
-				names = append(names, gpu.StagedWarpPipeKernelNames(dt)...)
-			}
-			if dir == "fwd" {
 				names = append(names, gpu.OnceGroupKernels(dt)...)
 			}
 			if dir == "bwd" && gpu.StreamKernels(dt) {
@@ -1076,20 +1073,6 @@ func (d *Device) makePlan(c *call) (plan, error) {
 				p.names, p.threads, p.group, p.smem = []string{sk.name}, gpu.StagedThreads, warpSize, gpu.StagedWarpSmem(c.dt, c.bwd, n, rw)
 				p.vec, p.shift = false, false // it copies the block's rows, not a row's packs
 				p.grid[0] = int(blocks)
-				// Its pipelined forward (gpu.StagedWarpPipeOn): as many
-				// blocks as fit at once walk the groups of rows.
-				if !c.bwd && (gpu.StagedWarpPipeOn() || d.stagedwp) {
-					smem := gpu.StagedWarpPipeSmem(c.dt, n, rw)
-					if pk := d.set(c)[gpu.StagedWarpPipeKernel(c.dt, e, rw)]; pk != nil {
-						if per := d.occupancy(pk, gpu.StagedThreads, smem); per > 0 {
-							grid := min(blocks, int64(per*d.sms))
-							if d.pipeBlocks > 0 {
-								grid = min(grid, int64(d.pipeBlocks))
-							}
-							p.names, p.smem, p.grid[0] = []string{pk.name}, smem, int(grid)
-						}
-					}
-				}
 			}
 		}
 	case TierCluster:

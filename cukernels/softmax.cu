@@ -282,17 +282,6 @@ SM_STAGED_ALL(bf16, sm_bf16, 4)
 	    SM_STAGEDW_BWD(8, 2, 10, S, T) SM_STAGEDW_BWD(16, 2, 8, S, T)
 SM_STAGEDW_ALL(f16, sm_half)
 SM_STAGEDW_ALL(bf16, sm_bf16)
-// The forward's persistent, pipelined form (fwd_rows_stagedwp: the next
-// group of rows copied in through cp.async while the block works the
-// current one; SOFTMAX_STAGEDWP, no rule yet: GPU entry 120), at the
-// forward's forms.
-#define SM_STAGEDWP_FWD(E, RW, BB, S, T)                                                               \
-	extern "C" __global__ void __launch_bounds__(SM_STAGED_THREADS, BB)                                 \
-	    softmax_fwd_stagedwp##E##r##RW##_##S(const T *x, T *y, SM_VIEW_PARAMS, SM_EXTRA_PARAMS) {       \
-		fwd_rows_stagedwp<T, E, RW>(x, y, SM_VIEW());                                                   \
-	}
-SM_STAGEDWP_FWD(4, 4, 12, f16, sm_half) SM_STAGEDWP_FWD(8, 4, 12, f16, sm_half)
-SM_STAGEDWP_FWD(4, 4, 12, bf16, sm_bf16) SM_STAGEDWP_FWD(8, 4, 12, bf16, sm_bf16)
 #endif
 
 // Tier 1's one-row form of the float32 forward (fwd_rows_once, unmasked

@@ -2145,94 +2145,35 @@ template <typename T, int E, int RW> struct StagedWarp {
 	static __device__ __forceinline__ int at(const Block& b, int w, int r) { return (w * RW + r) * b.n; }
 };
 
-// stagedw_fwd_group works the forward of a staged group of rows in shared
-// memory (s, count elements of rows of v.n columns), in place: each warp
-// its RW rows, a row at a time, E columns a lane; arithmetic as
-// fwd_rows_strided's (fwd_vals, then row_exact_fwd over the row).
-template <typename T, int E, int RW> __device__ __forceinline__ void stagedw_fwd_group(T* s, int count, const View& v) {
-	typedef typename Num<T>::acc A;
-	const int n = (int)v.n;
-	const RowGroup g(SM_WARP, RowGroup::Shifted{});
-#pragma unroll 1
-	for (int r = 0; r < RW; ++r) {
-		const int at = (g.off * RW + r) * n;
-		if (at >= count) break; // the warp's rows are its own: no reduction waits on it
-		T* row = s + at;
-		T* l = row + g.lane;
-		A val[E];
-#pragma unroll
-		for (int i = 0; i < E; ++i) val[i] = i * SM_WARP + g.lane < n ? Num<T>::in(l[i * SM_WARP]) : -sm_inf<A>();
-		const bool exact = fwd_vals<T, E, true>(v, true, g, val);
-		if (!exact)
-#pragma unroll
-			for (int i = 0; i < E; ++i)
-				if (i * SM_WARP + g.lane < n) l[i * SM_WARP] = Num<T>::out(val[i]);
-		if (exact) row_exact_fwd<T>(row, row, v, 0, true, g); // the row's every lane
-	}
-}
-
 // fwd_rows_stagedw: arithmetic as fwd_rows_strided's (fwd_vals, then
 // row_exact_fwd over the row in shared memory, in place, as
 // fwd_rows_staged's).
 template <typename T, int E, int RW> __device__ __forceinline__ void fwd_rows_stagedw(const T* x, T* y, const View& v) {
+	typedef typename Num<T>::acc A;
 	typedef StagedWarp<T, E, RW> S;
 	const typename S::Block b(v);
 	T* s = reinterpret_cast<T*>(sm_dynamic);
 	staged_copy<T, S::Block::U, 1, S::C>({s}, {x + b.first * b.n}, b.count);
 	__syncthreads();
-	stagedw_fwd_group<T, E, RW>(s, b.count, v);
+	const RowGroup g(SM_WARP, RowGroup::Shifted{});
+#pragma unroll 1
+	for (int r = 0; r < RW; ++r) {
+		const int at = S::at(b, g.off, r);
+		if (at >= b.count) break; // the warp's rows are its own: no reduction waits on it
+		T* row = s + at;
+		T* l = row + g.lane;
+		A val[E];
+#pragma unroll
+		for (int i = 0; i < E; ++i) val[i] = i * SM_WARP + g.lane < b.n ? Num<T>::in(l[i * SM_WARP]) : -sm_inf<A>();
+		const bool exact = fwd_vals<T, E, true>(v, true, g, val);
+		if (!exact)
+#pragma unroll
+			for (int i = 0; i < E; ++i)
+				if (i * SM_WARP + g.lane < b.n) l[i * SM_WARP] = Num<T>::out(val[i]);
+		if (exact) row_exact_fwd<T>(row, row, v, 0, true, g); // the row's every lane
+	}
 	__syncthreads();
 	staged_copy<T, S::Block::U, 1, S::C>({y + b.first * b.n}, {s}, b.count);
-}
-
-// fwd_rows_stagedwp is fwd_rows_stagedw over a persistent grid: block b
-// takes groups b, b + gridDim.x, ... of S::Block::Rows rows, each copied
-// into one of two shared-memory buffers through cp.async while the block
-// works the group before it in the other, so a block's next rows are in
-// flight while it reduces and writes its current ones (fwd_rows_stagedw's
-// blocks wait on their copy, then on their arithmetic). Arithmetic and
-// stores as fwd_rows_stagedw's; the groups are disjoint, so y may be x.
-template <typename T, int E, int RW> __device__ __forceinline__ void fwd_rows_stagedwp(const T* x, T* y, const View& v) {
-	typedef StagedWarp<T, E, RW> S;
-	constexpr int ROWS = S::Block::Rows;
-	constexpr int P = 16 / (int)sizeof(T);
-	const int n = (int)v.n;
-	const i64 groups = (v.rows + ROWS - 1) / ROWS;
-	// count is group g's elements: ROWS rows but in the last group.
-	const auto count = [&](i64 g) {
-		const i64 left = v.rows - g * ROWS;
-		return (int)(left < ROWS ? left : ROWS) * n;
-	};
-	// A buffer is ROWS * n elements: a multiple of 16 bytes (see StagedWarp).
-	T* const buf0 = reinterpret_cast<T*>(sm_dynamic);
-	T* const buf1 = buf0 + ROWS * n;
-	const auto fetch = [&](i64 g, T* s) {
-		const T* src = x + g * ROWS * v.n;
-		const int c = count(g), packs = c / P;
-		const sm_saddr sa = sm_shared_addr(s);
-		for (int i = (int)threadIdx.x; i < packs; i += SM_STAGED_THREADS)
-			sm_async_copy<16>(sa + i * 16, src + i * P);
-		for (int i = packs * P + (int)threadIdx.x; i < c; i += SM_STAGED_THREADS) s[i] = src[i];
-		sm_async_commit();
-	};
-	i64 g = blockIdx.x;
-	if (g >= groups) return;
-	fetch(g, buf0);
-#pragma unroll 1
-	for (int cur = 0; g < groups; g += gridDim.x, cur ^= 1) {
-		T* const s = cur ? buf1 : buf0;
-		if (g + gridDim.x < groups)
-			fetch(g + gridDim.x, cur ? buf0 : buf1); // the other buffer: copied out before the last barrier
-		else
-			sm_async_commit(); // an empty group: wait_prior below still waits for g's
-		sm_async_wait_prior();
-		__syncthreads();
-		const int c = count(g);
-		stagedw_fwd_group<T, E, RW>(s, c, v);
-		__syncthreads();
-		staged_copy<T, S::Block::U, 1, S::C>({y + g * ROWS * v.n}, {s}, c);
-		__syncthreads(); // s is the next group's but one: its copy-out is read before it is refilled
-	}
 }
 
 // bwd_rows_stagedw: y and dy staged one after the other, dx written over

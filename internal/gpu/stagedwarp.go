@@ -68,39 +68,6 @@ func StagedWarpKernel(t Dtype, bwd bool, e, rw int) string {
 	return tierKernel("stagedw", t, bwd, e, "r"+strconv.Itoa(rw))
 }
 
-// StagedWarpPipeKernel names t's persistent, pipelined warp-form forward
-// kernel (cukernels/softmax.cuh fwd_rows_stagedwp) of e columns a lane and
-// rw rows a warp: the forward's forms (StagedWarpShape), each block
-// copying its next group of rows in through cp.async while it works the
-// current one, from a grid of at most as many blocks as fit at once.
-func StagedWarpPipeKernel(t Dtype, e, rw int) string {
-	return tierKernel("stagedwp", t, false, e, "r"+strconv.Itoa(rw))
-}
-
-// StagedWarpPipeKernelNames lists t's pipelined warp-form kernels
-// (forward only; none for types without the warp form).
-func StagedWarpPipeKernelNames(t Dtype) []string {
-	if !StagedWarpKernels(t) {
-		return nil
-	}
-	var names []string
-	for _, f := range stagedWarpForms[0] {
-		names = append(names, StagedWarpPipeKernel(t, f.e, f.rw))
-	}
-	return names
-}
-
-// StagedWarpPipeSmem is a pipelined warp-form block's dynamic shared
-// memory over rows of n columns of t: two groups of rows.
-func StagedWarpPipeSmem(t Dtype, n int64, rw int) int { return 2 * StagedWarpSmem(t, false, n, rw) }
-
-// StagedWarpPipeOn says whether the forward calls the warp form takes go
-// to its pipelined kernel instead: no rule yet, only SOFTMAX_STAGEDWP=1
-// (a tuning knob for benchmarks, read once at start; GPU entry 120).
-func StagedWarpPipeOn() bool { return stagedWarpPipeSetting == "1" }
-
-var stagedWarpPipeSetting = os.Getenv("SOFTMAX_STAGEDWP")
-
 // StagedWarpRows is the rows a block of the warp form at rw rows a warp.
 func StagedWarpRows(rw int) int64 { return int64(StagedThreads / 32 * rw) }
 

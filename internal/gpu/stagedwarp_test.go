@@ -46,16 +46,6 @@ func TestStagedWarpShape(t *testing.T) {
 	if got := StagedWarpKernelNames(Float32, false); got != nil {
 		t.Errorf("StagedWarpKernelNames(float32) = %v, want none", got)
 	}
-	want = []string{"softmax_fwd_stagedwp4r4_bf16", "softmax_fwd_stagedwp8r4_bf16"}
-	if got := StagedWarpPipeKernelNames(BFloat16); !slices.Equal(got, want) {
-		t.Errorf("StagedWarpPipeKernelNames(bfloat16) = %v, want %v", got, want)
-	}
-	if got := StagedWarpPipeKernelNames(Float32); got != nil {
-		t.Errorf("StagedWarpPipeKernelNames(float32) = %v, want none", got)
-	}
-	if got, want := StagedWarpPipeSmem(Float16, 197, 4), 2*16*197*2; got != want {
-		t.Errorf("StagedWarpPipeSmem(float16, 197, 4) = %d, want %d", got, want)
-	}
 	if got, want := StagedWarpSmem(Float16, false, 197, 4), 16*197*2; got != want {
 		t.Errorf("StagedWarpSmem(float16, 197, 4) = %d, want %d", got, want)
 	}
