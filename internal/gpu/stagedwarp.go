@@ -100,9 +100,10 @@ const (
 //     1.08-1.22x at 77-300 columns (131072x197 64.6 -> 55.5 us; 16384x197
 //     1.08-1.11x);
 //   - rows of whole packs, backward only, of at most StagedWarpWholeMaxN
-//     columns from StagedWarpWholeMinRows rows: 1.07-1.12x at 262144x128
-//     and 262144x256; level at 65536x128 and 32768x512. Whole packs
-//     forward stay on their kernels (0.87-1.07x).
+//     columns from StagedWarpWholeMinRows rows: 1.07-1.13x at 262144x128
+//     and 262144x256, level at 262144x72 (0.97-1.02x, entry 119) and at
+//     65536x128 and 32768x512. Whole packs forward stay on their kernels
+//     (0.87-1.07x).
 //
 // Rows of at most 64 columns keep the staged kernels (0.48-0.89x against
 // them). SOFTMAX_STAGEDW=1 takes the warp form for every unmasked,
