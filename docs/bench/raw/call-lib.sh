@@ -6,9 +6,10 @@
 #                             after each step: a call cut off at its limit
 #                             still returns the steps that finished);
 #   step NAME CMD...          CMD's output into NAME.log, its rc in gpu.txt;
-#   bench NAME ENV DT SHAPES OPS
+#   bench NAME ENV DT SHAPES OPS [FLAG...]
 #                             softmax-bench (no graph timings) under ENV
-#                             ("" for none) into NAME.json.
+#                             ("" for none) into NAME.json, with any
+#                             further flags (-fatbin FILE, say).
 # $commit must be set before bench runs; $gpu holds the GPU line.
 callName=${1:?call-lib.sh: a name for the archive}
 out=${OUT:-bin/out}
@@ -27,6 +28,8 @@ step() {
 	pack
 }
 bench() {
-	step "$1" env $2 timeout 90 bin/softmax-bench -commit "$commit" -dtypes "$3" -shapes "$4" -ops "$5" \
-		-graph=false -out "$work/$1.json"
+	local name=$1 env=$2 dt=$3 shapes=$4 ops=$5
+	shift 5
+	step "$name" env $env timeout 90 bin/softmax-bench -commit "$commit" -dtypes "$dt" -shapes "$shapes" -ops "$ops" \
+		-graph=false -out "$work/$name.json" "$@"
 }
